@@ -1,0 +1,27 @@
+# One way to check everything: `make test` here is exactly what CI runs.
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-pyproject.sha256
+
+.PHONY: bootstrap run test lint bench clean
+
+$(STAMP): pyproject.toml installer/bootstrap.sh
+	bash installer/bootstrap.sh
+
+bootstrap:
+	bash installer/bootstrap.sh
+
+run: $(STAMP)
+	$(VENV)/bin/ehr-sandbox tasks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check sandbox verifier portal_web pixel_stream desktop_ehr tests fixtures
+
+test: $(STAMP) lint
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m sandbox.bench
+
+clean:
+	rm -rf runs .pytest_cache

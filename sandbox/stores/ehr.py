@@ -1,0 +1,5 @@
+"""The ehr store (models to come)."""
+
+from sandbox.stores.base import system_base
+
+Base = system_base("ehr")

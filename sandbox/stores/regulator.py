@@ -1,0 +1,5 @@
+"""The regulator store (models to come)."""
+
+from sandbox.stores.base import system_base
+
+Base = system_base("regulator")
