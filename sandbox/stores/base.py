@@ -123,13 +123,13 @@ class Store:
     """One system's SQLite file."""
 
     def __init__(self, system: str, path: Path | str, clock: Clock | None = None,
-                 readonly: bool = False):
+                 readonly: bool = False, metadata: MetaData | None = None):
         if system not in SYSTEMS:
             raise StoreError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
         self.system = system
         self.path = Path(path)
         self.clock = clock
-        self.metadata = metadata_for(system)
+        self.metadata = metadata if metadata is not None else metadata_for(system)
         self.readonly = readonly
         if readonly and not self.path.exists():
             raise StoreError(f"no {system} store at {self.path}")

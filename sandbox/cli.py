@@ -1,0 +1,204 @@
+"""``ehr-sandbox``: the command line of EHR Sandbox.
+
+Every error a user can cause prints one line saying what was wrong and what to do, and
+exits 2; nothing prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from sandbox import __version__
+
+
+class UsageError(Exception):
+    """An error in what the user asked for (exit 2)."""
+
+
+def _catalog(args: argparse.Namespace):
+    from sandbox.catalog import load_catalog
+
+    return load_catalog([Path(d) for d in (args.tasks_dir or [])])
+
+
+# -- commands ----------------------------------------------------------------------------
+def cmd_tasks(args: argparse.Namespace) -> int:
+    catalog = _catalog(args)
+    specs = catalog.select(args.select) if args.select else list(catalog)
+    if args.json:
+        print(json.dumps([s.summary() for s in specs], indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"EHR Sandbox tasks ({len(specs)})", show_lines=False)
+    for col in ("alias", "id", "title", "systems", "channel", "diff.", "variants"):
+        table.add_column(col, overflow="fold")
+    for s in specs:
+        table.add_row(s.alias, s.id, s.title, ",".join(s.systems), s.channel,
+                      str(s.difficulty), ",".join(s.variant_names))
+    Console(width=160).print(table)
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from sandbox.fingerprint import fingerprint
+    from sandbox.seeding import seed_task
+
+    spec = _catalog(args).get(args.task)
+    out = seed_task(spec, args.variant, Path(args.out))
+    digest, _ = fingerprint(out)
+    print(f"seeded {spec.alias} ({spec.id}) variant {args.variant or 'default'} into {out}")
+    print(digest)
+    return 0
+
+
+def cmd_fingerprint(args: argparse.Namespace) -> int:
+    from sandbox.fingerprint import fingerprint
+
+    run_dir = Path(args.dir)
+    if not (run_dir / "stores").is_dir():
+        raise UsageError(f"{run_dir} has no stores/ folder; give a seeded run or an extract")
+    digest, parts = fingerprint(run_dir)
+    for name, part in parts:
+        print(f"{part}  {name}")
+    print(digest)
+    return 0
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from sandbox.extract import extract_run
+
+    out = extract_run(Path(args.run_dir), Path(args.out))
+    print(f"extracted {args.run_dir} into {out}")
+    return 0
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from sandbox.stores import open_store
+
+    base = Path(args.dir)
+    folder = base / "stores" if (base / "stores").is_dir() else base
+    stores = sorted(folder.glob("*.sqlite"))
+    if not stores:
+        raise UsageError(f"no stores (*.sqlite) in {folder}; give a run, extract or stores dir")
+    broken = 0
+    for path in stores:
+        store = open_store(path.stem, path, readonly=True)
+        try:
+            report = store.verify_audit()
+        finally:
+            store.dispose()
+        if report.ok:
+            print(f"ok      {path.name}: {report.entries} entries, {report.rows_checked} rows")
+        else:
+            broken += 1
+            print(f"BROKEN  {report.problems[0]}")
+            for extra in report.problems[1:4]:
+                print(f"        {extra}")
+    return 1 if broken else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    try:
+        from verifier.cli import verify_main
+    except ImportError as exc:  # the engine is a separate package of this distribution
+        raise UsageError(f"the verifier engine is not available ({exc})") from exc
+    argv = [args.task, args.extract_dir]
+    if args.variant:
+        argv += ["--variant", args.variant]
+    if args.json:
+        argv.append("--json")
+    for d in args.tasks_dir or []:
+        argv += ["--tasks-dir", d]
+    return verify_main(argv)
+
+
+# -- parser ------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ehr-sandbox",
+        description="Mock healthcare applications and exact verifiers for computer-use agents.")
+    parser.add_argument("--version", action="version", version=f"ehr-sandbox {__version__}")
+    parser.add_argument("--tasks-dir", action="append", metavar="DIR",
+                        help="another folder of task folders (e.g. a held-out pack)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("tasks", help="list the tasks")
+    p.add_argument("select", nargs="?", help="all | ord | pa | comma-separated ids or aliases")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_tasks)
+
+    p = sub.add_parser("seed", help="build a task's stores and input files into a directory")
+    p.add_argument("task", help="task id or alias, e.g. ord-01")
+    p.add_argument("--variant", help="twin fixture name (see 'tasks')")
+    p.add_argument("--out", required=True, help="new run directory")
+    p.set_defaults(func=cmd_seed)
+
+    p = sub.add_parser("fingerprint", help="digest of a run's tables and input files")
+    p.add_argument("dir", help="a seeded run directory or an extract")
+    p.set_defaults(func=cmd_fingerprint)
+
+    p = sub.add_parser("extract", help="consistent copy of a run for grading")
+    p.add_argument("run_dir")
+    p.add_argument("--out", required=True, help="new extract directory")
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("audit", help="audit chain tools")
+    audit_sub = p.add_subparsers(dest="audit_command", metavar="ACTION")
+    audit_sub.required = True
+    v = audit_sub.add_parser("verify", help="check every store's hash chain and rows")
+    v.add_argument("dir", help="run directory, extract or folder of *.sqlite stores")
+    v.set_defaults(func=cmd_audit_verify)
+
+    p = sub.add_parser("verify", help="grade an extract")
+    p.add_argument("task")
+    p.add_argument("extract_dir")
+    p.add_argument("--variant")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_verify)
+
+    for name, register in _extra_commands().items():
+        register(sub.add_parser(name, help=register.__doc__))
+    return parser
+
+
+def _extra_commands() -> dict[str, Callable[[argparse.ArgumentParser], None]]:
+    """Commands that live with the episode layer, registered when it is installed."""
+    try:
+        from sandbox.episode_cli import COMMANDS
+    except ImportError:
+        return {}
+    return COMMANDS
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sandbox.catalog import CatalogError
+    from sandbox.clock import ClockError
+    from sandbox.extract import ExtractError
+    from sandbox.inputs import InputError
+    from sandbox.seeding import SeedError
+    from sandbox.stores import StoreError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (UsageError, CatalogError, SeedError, StoreError, ExtractError, InputError,
+            ClockError) as exc:
+        print(f"ehr-sandbox: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ehr-sandbox: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
