@@ -1,0 +1,1 @@
+"""One module per web system; each exposes ``create_site(settings) -> ASGI app``."""
