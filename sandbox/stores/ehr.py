@@ -1,5 +1,0 @@
-"""The ehr store (models to come)."""
-
-from sandbox.stores.base import system_base
-
-Base = system_base("ehr")
