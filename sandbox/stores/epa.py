@@ -1,5 +1,230 @@
-"""The epa store (models to come)."""
+"""The epa store: a CoverMyMeds-style electronic prior authorization portal for pharmacy PAs.
+
+A request starts from an e-prescription (drug, patient, prescriber already filled); the plan
+returns a question set whose questions unlock follow-ups through FHIR-style ``enableWhen``
+conditions (``epa_enable_when``). The office answers, attaches notes and sends the request
+to the plan. :func:`question_enabled` is the one definition of "this question is shown"
+that the portal and the verifier both use: an answer to a question that is not enabled
+under the final answers contradicts them.
+
+Conventions as in :mod:`sandbox.stores.acme`: naive sandbox-local times, status tokens in
+``REQUEST_STATUSES``, multi-choice answers as sorted option values joined by ``|``,
+booleans answered ``yes``/``no``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+
+from sqlalchemy import (
+    Boolean,
+    Date,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
 
 from sandbox.stores.base import system_base
 
 Base = system_base("epa")
+
+REQUEST_STATUSES = (
+    "new", "questions_received", "in_progress", "sent_to_plan", "approved", "denied",
+    "pended", "cancelled",
+)
+STATUS_LABELS = {
+    "new": "New", "questions_received": "Questions received", "in_progress": "In progress",
+    "sent_to_plan": "Sent to plan", "approved": "Approved", "denied": "Denied",
+    "pended": "Pended", "cancelled": "Cancelled",
+}
+OPERATORS = ("exists", "=", "!=", ">", "<", ">=", "<=")
+
+
+class EpaUser(Base):
+    __tablename__ = "epa_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(60), unique=True)
+    password_sha256: Mapped[str] = mapped_column(String(64))
+    display_name: Mapped[str] = mapped_column(String(100))
+    organization: Mapped[str] = mapped_column(String(120))
+    npi: Mapped[str | None] = mapped_column(String(10), default=None)
+    role: Mapped[str] = mapped_column(String(40), default="office_staff")
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class EpaPlan(Base):
+    """A pharmacy benefit the portal can route requests to."""
+
+    __tablename__ = "epa_plans"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    plan_key: Mapped[str] = mapped_column(String(40), unique=True)  # roster key
+    name: Mapped[str] = mapped_column(String(100))
+    pbm_name: Mapped[str] = mapped_column(String(100))
+    rx_bin: Mapped[str] = mapped_column(String(10))
+    rx_pcn: Mapped[str] = mapped_column(String(20))
+    rx_group: Mapped[str] = mapped_column(String(20))
+
+
+class EpaQuestionSet(Base):
+    __tablename__ = "epa_question_sets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    set_key: Mapped[str] = mapped_column(String(40), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    drug_name: Mapped[str] = mapped_column(String(120))
+    plan_id: Mapped[int] = mapped_column(ForeignKey("epa_plans.id"))
+    version: Mapped[str] = mapped_column(String(20), default="2026.1")
+
+
+class EpaQuestion(Base):
+    """One question (FHIR Questionnaire item); shown when its conditions hold."""
+
+    __tablename__ = "epa_questions"
+    __table_args__ = (UniqueConstraint("question_set_id", "question_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_set_id: Mapped[int] = mapped_column(ForeignKey("epa_question_sets.id"))
+    question_key: Mapped[str] = mapped_column(String(40))  # linkId
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    # boolean, choice, multi_choice, integer, decimal, date, text
+    answer_type: Mapped[str] = mapped_column(String(16))
+    options: Mapped[str] = mapped_column(Text, default="")  # "value=Label" lines
+    required: Mapped[bool] = mapped_column(Boolean, default=True)
+    unit: Mapped[str] = mapped_column(String(20), default="")
+    help_text: Mapped[str] = mapped_column(Text, default="")
+    enable_behavior: Mapped[str] = mapped_column(String(3), default="all")  # all, any
+
+
+class EpaEnableWhen(Base):
+    """A condition on an earlier answer (``depends_on_key`` ``operator`` ``answer_value``)."""
+
+    __tablename__ = "epa_enable_when"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("epa_questions.id"))
+    depends_on_key: Mapped[str] = mapped_column(String(40))
+    operator: Mapped[str] = mapped_column(String(6))
+    answer_value: Mapped[str] = mapped_column(String(100), default="")
+
+
+class EpaRequest(Base):
+    """One ePA request (the dashboard row), pre-filled from the e-prescription."""
+
+    __tablename__ = "epa_requests"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_key: Mapped[str] = mapped_column(String(12), unique=True)  # e.g. "BX7Q-4KTM"
+    label: Mapped[str] = mapped_column(String(120), default="")
+    status: Mapped[str] = mapped_column(String(20), default="new")
+    owner_user_id: Mapped[int | None] = mapped_column(ForeignKey("epa_users.id"), default=None)
+    plan_id: Mapped[int | None] = mapped_column(ForeignKey("epa_plans.id"), default=None)
+    question_set_id: Mapped[int | None] = mapped_column(
+        ForeignKey("epa_question_sets.id"), default=None)
+    # patient
+    patient_last: Mapped[str] = mapped_column(String(60))
+    patient_first: Mapped[str] = mapped_column(String(60))
+    patient_dob: Mapped[date] = mapped_column(Date)
+    patient_sex: Mapped[str] = mapped_column(String(10), default="")
+    member_number: Mapped[str] = mapped_column(String(20))
+    # drug
+    drug_name: Mapped[str] = mapped_column(String(120))
+    drug_strength: Mapped[str] = mapped_column(String(60), default="")
+    drug_form: Mapped[str] = mapped_column(String(60), default="")
+    ndc: Mapped[str | None] = mapped_column(String(13), default=None)
+    quantity: Mapped[str] = mapped_column(String(30), default="")
+    days_supply: Mapped[int | None] = mapped_column(Integer, default=None)
+    refills: Mapped[int | None] = mapped_column(Integer, default=None)
+    sig: Mapped[str] = mapped_column(String(200), default="")
+    icd10_code: Mapped[str | None] = mapped_column(String(10), default=None)
+    # prescriber and pharmacy
+    prescriber_name: Mapped[str] = mapped_column(String(120))
+    prescriber_npi: Mapped[str] = mapped_column(String(10))
+    prescriber_phone: Mapped[str] = mapped_column(String(20), default="")
+    prescriber_fax: Mapped[str] = mapped_column(String(20), default="")
+    pharmacy_name: Mapped[str] = mapped_column(String(120), default="")
+    pharmacy_ncpdp: Mapped[str] = mapped_column(String(7), default="")
+    # lifecycle
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    decision_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+    decision_note: Mapped[str] = mapped_column(Text, default="")
+
+
+class EpaAnswer(Base):
+    __tablename__ = "epa_answers"
+    __table_args__ = (UniqueConstraint("request_id", "question_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("epa_requests.id"))
+    question_key: Mapped[str] = mapped_column(String(40))
+    answer_value: Mapped[str] = mapped_column(Text)
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+
+class EpaAttachment(Base):
+    __tablename__ = "epa_attachments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("epa_requests.id"))
+    filename: Mapped[str] = mapped_column(String(200))
+    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf")
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+
+# -- branching ---------------------------------------------------------------------------
+def _compare(answer: str, operator: str, expected: str) -> bool:
+    if operator == "exists":
+        present = answer != ""
+        return present if expected.lower() in ("", "true", "yes") else not present
+    if operator in ("=", "!="):
+        equal = answer.strip().lower() == expected.strip().lower()
+        return equal if operator == "=" else not equal
+    try:
+        left, right = float(answer), float(expected)
+    except ValueError:
+        left, right = answer, expected  # ISO dates compare as text
+    return {">": left > right, "<": left < right,
+            ">=": left >= right, "<=": left <= right}[operator]
+
+
+def question_enabled(conditions: list[tuple[str, str, str]], behavior: str,
+                     answers: Mapping[str, str]) -> bool:
+    """Whether a question shows, given its (depends_on_key, operator, value) conditions.
+
+    A condition on an unanswered question is false (except ``exists`` = false), as in FHIR.
+    """
+    if not conditions:
+        return True
+    results = []
+    for key, operator, expected in conditions:
+        if operator not in OPERATORS:
+            raise ValueError(f"unknown enableWhen operator {operator!r}; use {OPERATORS}")
+        answer = answers.get(key, "")
+        if answer == "" and operator != "exists":
+            results.append(False)
+            continue
+        results.append(_compare(answer, operator, expected))
+    return all(results) if behavior == "all" else any(results)
+
+
+def enabled_keys(questions: list[tuple[str, str, list[tuple[str, str, str]]]],
+                 answers: Mapping[str, str]) -> list[str]:
+    """The keys of the questions shown, in order, for ``(key, behavior, conditions)`` items.
+
+    Answers to questions that are not shown do not count for later conditions, so a
+    follow-up of a hidden follow-up is hidden too.
+    """
+    visible: dict[str, str] = {}
+    shown = []
+    for key, behavior, conditions in questions:
+        if question_enabled(conditions, behavior, visible):
+            shown.append(key)
+            if key in answers:
+                visible[key] = answers[key]
+    return shown
