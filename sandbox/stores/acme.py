@@ -22,6 +22,7 @@ Conventions (verifiers and portals rely on them):
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import (
@@ -36,7 +37,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from sandbox.stores.base import system_base
 
@@ -403,6 +404,13 @@ class Attachment(Base):
     content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
     uploaded_by: Mapped[str | None] = mapped_column(String(60), default=None)
+
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
 
 
 class AdmissionNotification(Base):

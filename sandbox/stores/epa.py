@@ -14,6 +14,7 @@ booleans answered ``yes``/``no``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from datetime import date, datetime
 
@@ -28,7 +29,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from sandbox.stores.base import system_base
 
@@ -175,6 +176,13 @@ class EpaAttachment(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
 
 
 # -- branching ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Conventions as in :mod:`sandbox.stores.acme`. Fax numbers are kept as typed/disp
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import (
@@ -30,7 +31,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from sandbox.stores.base import system_base
 
@@ -117,6 +118,13 @@ class FaxDocument(Base):
     content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
+
 
 class ReceivedFax(Base):
     """What the sink received: one PDF per delivered transmission (cover sheet first)."""
@@ -132,6 +140,13 @@ class ReceivedFax(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     content: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(DateTime)
+
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
 
 
 class Policy(Base):

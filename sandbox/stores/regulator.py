@@ -12,10 +12,11 @@ calendar facts, status tokens in ``REVIEW_STATUSES``.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from sandbox.stores.base import system_base
 
@@ -105,3 +106,10 @@ class ReviewDocument(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
