@@ -83,8 +83,19 @@ DOCUMENT_TYPES = (
 
 
 # -- configuration and reference data ----------------------------------------------------
+# Portal behaviour switches; a ``portal_settings`` row overrides the default. pa-19 seeds
+# ``session.expire_at_step = attachments`` for one member's request.
+PORTAL_SETTING_DEFAULTS = {
+    "session.idle_timeout_minutes": "30",
+    "session.expire_at_step": "",      # wizard step at which the session is expired, once
+    "session.expire_for_member": "",   # member number that expiry applies to (empty: any)
+    "drafts.autosave": "true",         # save the draft case as each wizard step completes
+    "cases.submitted_status": "in_review",  # status a case takes when submitted
+}
+
+
 class PortalSetting(Base):
-    """A switch of the portal's behaviour (e.g. pa-19's session expiry at one wizard step)."""
+    """A switch of the portal's behaviour (keys and defaults: ``PORTAL_SETTING_DEFAULTS``)."""
 
     __tablename__ = "portal_settings"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -344,20 +355,6 @@ class PaCase(Base):
     rejection_code: Mapped[str | None] = mapped_column(String(12), default=None)
     rejection_reason: Mapped[str | None] = mapped_column(Text, default=None)
     reviewer_name: Mapped[str | None] = mapped_column(String(120), default=None)
-
-
-class CaseEvent(Base):
-    """The case timeline the portal shows (submitted, rejected, edited, decision ...)."""
-
-    __tablename__ = "case_events"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    case_id: Mapped[int] = mapped_column(ForeignKey("pa_cases.id"))
-    at: Mapped[datetime] = mapped_column(DateTime)
-    event: Mapped[str] = mapped_column(String(24))
-    status_from: Mapped[str | None] = mapped_column(String(20), default=None)
-    status_to: Mapped[str | None] = mapped_column(String(20), default=None)
-    note: Mapped[str] = mapped_column(Text, default="")
-    actor: Mapped[str] = mapped_column(String(60), default="")
 
 
 class PaAnswer(Base):
