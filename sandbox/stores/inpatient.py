@@ -42,7 +42,7 @@ USER_ROLES = ("Physician", "Resident", "Nurse Practitioner", "RN", "Pharmacist",
               "HIM")
 SEXES = ("Male", "Female", "Other", "Unknown")
 ENCOUNTER_TYPES = ("inpatient", "observation", "emergency", "outpatient")
-ENCOUNTER_STATUSES = ("preadmit", "active", "discharged", "canceled")
+ENCOUNTER_STATUSES = ("preadmit", "active", "discharged", "closed", "canceled")  # closed: clinic visit done
 ALLERGY_SEVERITIES = ("mild", "moderate", "severe", "unknown")
 ALLERGY_KINDS = ("drug", "food", "environmental", "other")
 ACTIVE_STATUSES = ("active", "inactive", "resolved", "discontinued")
