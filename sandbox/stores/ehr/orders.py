@@ -33,6 +33,7 @@ class Drug(Base):
     size: Mapped[str | None]  # strength, e.g. "20" or "400/5"
     unit: Mapped[str | None]  # drug_units option id: mg, mg/5mL, g ...
     route: Mapped[str | None]  # drug_route option id
+    package_size: Mapped[str | None]  # sandbox: what is dispensed, e.g. "100 mL bottle"
     related_code: Mapped[str | None]  # e.g. HCPCS:J0897 for clinic-administered drugs
     active: Mapped[int] = mapped_column(default=1)
 

@@ -9,9 +9,10 @@ are filed through ``categories_to_documents``.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 
 from sqlalchemy import ForeignKey, LargeBinary, Text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from sandbox.stores.ehr._base import Base
 
@@ -58,8 +59,9 @@ class Category(Base):
 class Document(Base):
     """A stored document (``documents``): bytes, hash and type, filed under a category.
 
-    ``foreign_id`` is the patient's pid; ``hash`` is the sha256 of ``document_data``;
-    ``docdate`` is the clinical date of the document (not the upload time).
+    ``foreign_id`` is the patient's pid; ``hash`` is the sha256 of ``document_data`` (kept
+    true to the bytes on every assignment, so seeds omit it); ``docdate`` is the clinical date
+    of the document (not the upload time).
     """
 
     __tablename__ = "documents"
@@ -83,6 +85,13 @@ class Document(Base):
     deleted: Mapped[int] = mapped_column(default=0)
     document_data: Mapped[bytes | None] = mapped_column(LargeBinary)
     description: Mapped[str | None] = mapped_column(Text)  # sandbox: note shown with it
+
+    @validates("document_data")
+    def _keep_hash(self, _key: str, data: bytes | None) -> bytes | None:
+        """Keep ``hash`` and ``size`` true to the stored bytes."""
+        self.hash = None if data is None else hashlib.sha256(data).hexdigest()
+        self.size = None if data is None else len(data)
+        return data
 
 
 class CategoryToDocument(Base):
