@@ -267,7 +267,15 @@ class Catalog:
             if spec.alias == key.lower():
                 return spec
         names = list(self._tasks) + [s.alias for s in self._tasks.values()]
-        close = difflib.get_close_matches(key, names, n=3, cutoff=0.5)
+        close = []
+        loose = re.match(r"^\s*(pa|ord)\W*0*(\d{1,2})\s*$", key, re.IGNORECASE)
+        if loose:
+            guess = f"{loose.group(1).lower()}-{int(loose.group(2)):02d}"
+            if guess in names:
+                close.append(guess)
+        close += [n for n in difflib.get_close_matches(key, names, n=3, cutoff=0.5)
+                  if n not in close]
+        close = close[:3]
         hint = f"; did you mean {', '.join(close)}?" if close else "; run 'ehr-sandbox tasks'"
         raise CatalogError(f"unknown task {key!r}{hint}")
 
