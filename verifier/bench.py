@@ -1,0 +1,66 @@
+"""Timing the grading of untouched extracts (``make bench`` seeds every task and calls this).
+
+The bar (issue 3): all 40 untouched extracts graded in under 2 s in total on one machine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from sandbox.catalog import load_catalog
+from verifier.engine import grade
+from verifier.extract import RunInfo
+
+TARGET_S = 2.0
+
+
+def grade_all_untouched(extract_dirs: list[Path] | list[str]) -> dict:
+    """Grade each extract as the task in its run.json; time each and the total.
+
+    Returns ``{"extracts", "total_s", "target_s", "within_target", "max_s", "tasks": [...]}``,
+    each task with its score (and an error message instead, if it could not be graded).
+    The catalog is loaded once, outside the timing; everything per extract is inside it.
+    """
+    catalog = load_catalog()
+    rows = []
+    total = 0.0
+    for directory in (Path(d) for d in extract_dirs):
+        entry: dict = {"extract": str(directory)}
+        try:
+            run = RunInfo.load(directory / "run.json")
+            spec = catalog.get(run.task)
+            entry["task"], entry["alias"] = spec.id, spec.alias
+            started = time.perf_counter()
+            report = grade(spec, directory, judge="rubric")
+            elapsed = time.perf_counter() - started
+            entry.update(score=report.score, complete=report.complete, seconds=elapsed)
+        except Exception as exc:  # noqa: BLE001 - a bench reports every failure and goes on
+            elapsed = 0.0
+            entry.update(error=f"{type(exc).__name__}: {exc}", seconds=elapsed)
+        total += elapsed
+        rows.append(entry)
+    return {
+        "extracts": len(rows),
+        "total_s": round(total, 4),
+        "target_s": TARGET_S,
+        "within_target": total < TARGET_S and not any("error" in r for r in rows),
+        "max_s": round(max((r["seconds"] for r in rows), default=0.0), 4),
+        "tasks": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    dirs = argv if argv is not None else sys.argv[1:]
+    if not dirs:
+        print("usage: python -m verifier.bench EXTRACT_DIR...", file=sys.stderr)
+        return 2
+    result = grade_all_untouched(dirs)
+    print(json.dumps(result, indent=2))
+    return 0 if result["within_target"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
