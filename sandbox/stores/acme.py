@@ -9,6 +9,12 @@ by ``case_id``: ``admission_notifications``, ``auth_extensions``, ``network_exce
 codes, requesting/rendering provider) always lives on the case row, so one status page,
 one reference-number scheme and one attachment link serve every kind.
 
+Where the identifiers are: ``members.member_number`` is the payer's member ID (``ACM`` + 9
+digits; ``member_id`` columns elsewhere are foreign keys to ``members.id``);
+``pa_cases.reference_number`` / ``appeals.reference_number`` / ``p2p_requests.
+confirmation_number`` / ``claim_corrections.reference_number`` are what the office records
+in the EHR; ``pa_cases.auth_number`` is the authorization number of an approval.
+
 Conventions (verifiers and portals rely on them):
 - times are naive sandbox-local ``DateTime``; calendar facts are ``Date``;
 - money is integer cents (exact; SQLite has no decimal type);
@@ -27,6 +33,7 @@ from datetime import date, datetime
 
 from sqlalchemy import (
     Boolean,
+    CheckConstraint,
     Date,
     DateTime,
     Float,
@@ -387,6 +394,9 @@ class Attachment(Base):
     """A document attached to exactly one case, appeal or claim correction."""
 
     __tablename__ = "attachments"
+    __table_args__ = (CheckConstraint(
+        "(case_id IS NOT NULL) + (appeal_id IS NOT NULL) + (correction_id IS NOT NULL) = 1",
+        name="attachment_has_one_owner"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     case_id: Mapped[int | None] = mapped_column(ForeignKey("pa_cases.id"), default=None)
     appeal_id: Mapped[int | None] = mapped_column(ForeignKey("appeals.id"), default=None)

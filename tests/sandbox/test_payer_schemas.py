@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import yaml
 from sqlalchemy import Boolean, Date, DateTime, Float, Integer, LargeBinary, String, Text, select
+from sqlalchemy.exc import IntegrityError
 from stdnum import luhn
 
 from sandbox.clock import SandboxClock
 from sandbox.paths import TASKS_DIR, WORLD_DIR
-from sandbox.seeding import load_rows
-from sandbox.stores import Store, acme, epa, fax, metadata_for, model_for, regulator
+from sandbox.seeding import checkpoint, load_rows
+from sandbox.stores import Store, acme, epa, fax, metadata_for, model_for, open_store, regulator
 from sandbox.stores.audit import AUDIT_TABLE
 
 PAYER_SYSTEMS = ("acme", "epa", "fax", "regulator")
@@ -32,10 +34,31 @@ def seed_files(system: str) -> list[Path]:
     return sorted(TASKS_DIR.glob(f"R09.03.01.04-T*/seed/{system}.yaml"))
 
 
+_WORLD_CACHE: dict[str, Path] = {}
+_CACHE_DIR: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _world_cache(tmp_path_factory):
+    """World stores are built once per module run, in pytest's own temporary directory."""
+    _CACHE_DIR.append(tmp_path_factory.mktemp("payer-world"))
+    yield
+    _WORLD_CACHE.clear()
+    _CACHE_DIR.clear()
+
+
 def build(tmp_path: Path, system: str, *task_seeds: Path) -> Store:
+    """A store holding the world (built once per system, then copied) plus task seeds."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    store = Store(system, tmp_path / f"{system}.sqlite", SandboxClock()).create()
-    load_rows(store, WORLD_DIR / f"{system}.yaml")
+    target = tmp_path / f"{system}.sqlite"
+    if system not in _WORLD_CACHE:
+        world = Store(system, _CACHE_DIR[0] / f"{system}.sqlite", SandboxClock()).create()
+        load_rows(world, WORLD_DIR / f"{system}.yaml")
+        world.dispose()
+        checkpoint(world.path)
+        _WORLD_CACHE[system] = world.path
+    shutil.copyfile(_WORLD_CACHE[system], target)
+    store = open_store(system, target, SandboxClock())
     for seed in task_seeds:
         load_rows(store, seed, seed.parent.parent)
     return store
@@ -413,3 +436,13 @@ def test_blob_digests_follow_content(model):
     assert (doc.size_bytes, doc.sha256) == (6, hashlib.sha256(b"%PDF-x").hexdigest())
     doc.content = b"other"
     assert (doc.size_bytes, doc.sha256) == (5, hashlib.sha256(b"other").hexdigest())
+
+
+def test_an_attachment_needs_exactly_one_owner(tmp_path):
+    store = build(tmp_path, "acme", task_seed("10", "acme"))
+    with pytest.raises(IntegrityError, match="attachment_has_one_owner"):
+        with store.writer() as session:
+            session.add(acme.Attachment(filename="orphan.pdf", content=b"%PDF-"))
+    with store.writer() as session:
+        session.add(acme.Attachment(case_id=1000, filename="note.pdf", content=b"%PDF-"))
+    assert store.verify_audit().ok
