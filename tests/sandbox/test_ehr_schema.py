@@ -101,6 +101,8 @@ OPENEMR_COLUMNS = {
                              "remaining_units", "status", "portal_reference",
                              "decision_date", "units_approved"],
     "log": ["event", "user", "patient_id", "comments", "date"],
+    "issue_encounter": ["pid", "list_id", "encounter", "resolved"],
+    "history_data": ["pid", "date", "tobacco", "alcohol", "history_mother", "relatives_cancer"],
 }
 
 TODAY: dt.date = DEFAULT_START.date()

@@ -8,7 +8,8 @@ the MAR, provider tasks, PA worklists, authorization records) a sandbox table fo
 same conventions. Columns with no OpenEMR equivalent are marked *sandbox* in the models.
 
 Modules: :mod:`.people` (patients, users/address book, facility, pharmacies, payers, code
-lists), :mod:`.chart` (encounters, forms, layout-based forms, issue lists, immunizations),
+lists), :mod:`.chart` (encounters, forms, layout-based forms, issue lists and their encounter
+links, social/family history, immunizations),
 :mod:`.orders` (prescriptions, eRx, CDS alerts, lab orders/results, MAR), :mod:`.records`
 (referrals, documents, messages, calendar, access log), :mod:`.admin` (tasks, worklists,
 authorizations). Every model is registered on :data:`Base`.
@@ -22,7 +23,9 @@ from sandbox.stores.ehr.chart import (
     FormEncounter,
     FormSoap,
     FormVitals,
+    HistoryData,
     Immunization,
+    IssueEncounter,
     LayoutGroupProperties,
     LayoutOption,
     LbfData,
@@ -72,7 +75,7 @@ __all__ = [
     "Base", "CalendarCategory", "CalendarEvent", "Category", "CategoryToDocument",
     "CdsAlertLog", "Code", "Document", "Drug", "DrugInteraction", "EhrTask", "ErxGatewayLog",
     "EsignSignature", "Facility", "Form", "FormEncounter", "FormSoap", "FormVitals", "Global",
-    "Immunization", "InsuranceCompany", "InsuranceData", "LayoutGroupProperties",
+    "HistoryData", "Immunization", "InsuranceCompany", "IssueEncounter", "InsuranceData", "LayoutGroupProperties",
     "LayoutOption", "LbfData", "LbtData", "ListOption", "Lists", "Log",
     "MedicationAdministration", "OAuthClient", "PaWorklist", "PaWorklistItem", "PatientData",
     "Pharmacy", "Pnote", "Prescription", "PriorAuthorization", "ProcedureOrder",

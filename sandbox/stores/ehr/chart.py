@@ -228,6 +228,54 @@ class Lists(Base):
     erx_uploaded: Mapped[str] = mapped_column(default="0")
 
 
+class IssueEncounter(Base):
+    """Links a problem (``lists`` row) to an encounter it was addressed in (``issue_encounter``).
+
+    This is how an encounter's diagnoses are recorded (e.g. an admission's ICD-10 codes).
+    """
+
+    __tablename__ = "issue_encounter"
+
+    pid: Mapped[int] = mapped_column(ForeignKey("patient_data.pid"), primary_key=True)
+    list_id: Mapped[int] = mapped_column(ForeignKey("lists.id"), primary_key=True)
+    encounter: Mapped[int] = mapped_column(ForeignKey("form_encounter.encounter"),
+                                           primary_key=True)
+    resolved: Mapped[int] = mapped_column(default=0)
+
+
+class HistoryData(Base):
+    """Social and family history (``history_data``; the latest row per patient is current).
+
+    Family columns hold free text per relative (``history_mother``) and per condition
+    (``relatives_cancer`` = who had it, e.g. "mother: medullary thyroid carcinoma").
+    """
+
+    __tablename__ = "history_data"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pid: Mapped[int] = mapped_column(ForeignKey("patient_data.pid"))
+    date: Mapped[dt.datetime]
+    tobacco: Mapped[str | None]  # e.g. "never", "former|quit 2015", "current|1 ppd"
+    alcohol: Mapped[str | None]
+    recreational_drugs: Mapped[str | None]
+    coffee: Mapped[str | None]
+    exercise_patterns: Mapped[str | None]
+    sleep_patterns: Mapped[str | None]
+    occupation: Mapped[str | None]  # sandbox: OpenEMR keeps it in patient_data
+    history_mother: Mapped[str | None]
+    history_father: Mapped[str | None]
+    history_siblings: Mapped[str | None]
+    history_offspring: Mapped[str | None]
+    history_spouse: Mapped[str | None]
+    relatives_cancer: Mapped[str | None]
+    relatives_diabetes: Mapped[str | None]
+    relatives_high_blood_pressure: Mapped[str | None]
+    relatives_heart_problems: Mapped[str | None]
+    relatives_stroke: Mapped[str | None]
+    relatives_mental_illness: Mapped[str | None]
+    additional_history: Mapped[str | None] = mapped_column(Text)
+
+
 class Immunization(Base):
     """A vaccine given, refused or recorded from history (``immunizations``)."""
 
