@@ -26,11 +26,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import inspect, select
+from sqlalchemy import MetaData, inspect, select
 from sqlalchemy.orm import Session
 
 from sandbox.catalog import TaskSpec
@@ -90,6 +91,7 @@ class SystemStores:
     live: Store
     seed: Store
     conn: sqlite3.Connection  # live as main, snapshot attached as seed (raw, for diffs)
+    identical: bool = False  # byte-identical to the snapshot past the file header
     entries: list[AuditEntry] = field(default_factory=list)
     tainted: dict[tuple[str, str], str] = field(default_factory=dict)
     _live_session: Session | None = None
@@ -125,18 +127,91 @@ def _open_system(system: str, store_path: Path, seed_path: Path) -> SystemStores
         raise VerifyError(f"{seed_path}: missing; the seeded snapshot of {store_path.name} is "
                           "needed for the footprint (extracts copy seed/ from the run)")
     try:
-        live = open_store(system, store_path, readonly=True)
-        seed = open_store(system, seed_path, readonly=True)
+        live = open_store(system, store_path, readonly=True, check=False)
+        seed = open_store(system, seed_path, readonly=True, check=False)
     except StoreError as exc:
         raise VerifyError(str(exc)) from exc
+    conn = None
     try:
         conn = sqlite3.connect(_ro_uri(store_path), uri=True)
-        conn.execute("ATTACH DATABASE ? AS seed", (_ro_uri(seed_path),))
-    except sqlite3.Error as exc:
+        _readable(conn, "main", store_path)
+        try:
+            conn.execute("ATTACH DATABASE ? AS seed", (_ro_uri(seed_path),))
+        except sqlite3.DatabaseError as exc:
+            raise VerifyError(f"{seed_path}: not a readable SQLite store ({exc})") from exc
+        _readable(conn, "seed", seed_path)
+        identical = same_pages(store_path, seed_path)
+        _check_schema(conn, "main", live)
+        if not identical:
+            _check_schema(conn, "seed", seed)
+    except BaseException:
+        if conn is not None:
+            conn.close()
         live.dispose()
         seed.dispose()
-        raise VerifyError(f"{store_path}: cannot be read with its snapshot ({exc})") from exc
-    return SystemStores(system, live, seed, conn)
+        raise
+    return SystemStores(system, live, seed, conn, identical=identical)
+
+
+def _readable(conn: sqlite3.Connection, schema: str, path: Path) -> None:
+    """Refuse a file that is not an SQLite database, naming it."""
+    try:
+        conn.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise VerifyError(f"{path}: not a readable SQLite store ({exc})") from exc
+
+
+def same_pages(store_path: Path, seed_path: Path) -> bool:
+    """Whether the store holds exactly the snapshot's pages (nothing written since seeding).
+
+    SQLite's backup copies pages verbatim, so a store nobody wrote to differs from its
+    snapshot only in the 100-byte file header (journal mode, change counters). Equal pages
+    mean equal tables, so the per-table diff can be skipped. A store with a non-empty WAL
+    may hold writes outside its main file: then the answer is no.
+    """
+    for path in (store_path, seed_path):
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return False
+    if store_path.stat().st_size != seed_path.stat().st_size:
+        return False
+    with store_path.open("rb") as live, seed_path.open("rb") as seeded:
+        live.seek(100)
+        seeded.seek(100)
+        while True:
+            a, b = live.read(1 << 20), seeded.read(1 << 20)
+            if a != b:
+                return False
+            if not a:
+                return True
+
+
+@lru_cache(maxsize=16)
+def _schema_columns(metadata: MetaData) -> frozenset[tuple[str, str]]:
+    return frozenset((t.name, c.name) for t in metadata.sorted_tables for c in t.columns)
+
+
+def _check_schema(conn: sqlite3.Connection, schema: str, store: Store) -> None:
+    """Every table and column of this version present (one query, not one per table).
+
+    On a mismatch, ``Store.check_schema`` words the error; it is the reference.
+    """
+    try:
+        have = set(conn.execute(
+            f"SELECT m.name, p.name FROM {schema}.sqlite_master AS m "
+            f"JOIN pragma_table_info(m.name, '{schema}') AS p WHERE m.type = 'table'"))
+    except sqlite3.DatabaseError as exc:
+        raise VerifyError(f"{store.path}: not a readable SQLite store ({exc})") from exc
+    want = _schema_columns(store.metadata)
+    if want <= have:
+        return
+    try:
+        store.check_schema()
+    except StoreError as exc:
+        raise VerifyError(str(exc)) from exc
+    lacking = sorted(want - have)[:4]
+    raise VerifyError(f"{store.path}: schema mismatch (lacks {lacking}); "
+                      f"not a {store.system} store of this version")
 
 
 def _system_of(model: Any) -> str:
@@ -200,15 +275,16 @@ class Extract:
                               f"of {spec.alias} ({', '.join(spec.variant_names)})")
         try:
             clock = SandboxClock.load(path / "clock.json")
-        except ClockError as exc:
-            raise VerifyError(f"{path / 'clock.json'}: {exc}") from exc
+        except (ClockError, TypeError, ValueError, AttributeError) as exc:
+            raise VerifyError(f"{path / 'clock.json'}: not a sandbox clock ({exc})") from exc
         stores = cls._open_stores(path, spec)
         try:
             mrns = {**roster_mrns(spec.alias), **(patients or {})}
             ex = cls(path, spec, run, clock, stores, judge or RubricJudge(), mrns)
             for pair in stores.values():
-                pair.entries = run_entries(pair.conn, pair.live.path, pair.seed.path)
-                pair.tainted = tainted_rows(ex.rule, pair.entries)
+                if not pair.identical:
+                    pair.entries = run_entries(pair.conn, pair.live.path, pair.seed.path)
+                    pair.tainted = tainted_rows(ex.rule, pair.entries)
             ex.timings["open_s"] = time.perf_counter() - started
             started = time.perf_counter()
             _ = ex.footprint
@@ -385,6 +461,8 @@ class Extract:
                                             self.patient_mrns.get(system, []))
                 if note:
                     notes.append(note)
+                if pair.identical:
+                    continue
                 found, current, seeded = diff_store(
                     system, pair.conn, pair.live.metadata, pair.session, pair.seed_session,
                     pair.entries, pair.tainted, self.spec.may_touch.get(system), scope)

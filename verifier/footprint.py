@@ -155,16 +155,29 @@ def _quoted(names: Iterable[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
-def changed_keys(conn: sqlite3.Connection, table: Table) -> tuple[set, set]:
-    """Primary keys (raw tuples) of rows only in the store and of rows only in the snapshot."""
-    cols = _quoted(c.name for c in table.columns)
-    pks = _quoted(c.name for c in table.primary_key.columns)
-    name = f'"{table.name}"'
-    newer = conn.execute(f"SELECT {pks} FROM (SELECT {cols} FROM main.{name} "
-                         f"EXCEPT SELECT {cols} FROM seed.{name})").fetchall()
-    older = conn.execute(f"SELECT {pks} FROM (SELECT {cols} FROM seed.{name} "
-                         f"EXCEPT SELECT {cols} FROM main.{name})").fetchall()
-    return set(newer), set(older)
+def changed_keys(conn: sqlite3.Connection, tables: list[Table]) -> dict[str, tuple[set, set]]:
+    """Per table, primary keys (tuples) of rows only in the store and only in the snapshot.
+
+    One compound query per store (SQLite allows 500 terms; we use at most 200), because a
+    query per table per direction dominated grading an untouched extract.
+    """
+    found: dict[str, tuple[set, set]] = {t.name: (set(), set()) for t in tables}
+    terms = []
+    for table in tables:
+        cols = _quoted(c.name for c in table.columns)
+        pks = _quoted(c.name for c in table.primary_key.columns)
+        name = f'"{table.name}"'
+        label = table.name.replace("'", "''")
+        for tag, first, second in (("n", "main", "seed"), ("o", "seed", "main")):
+            terms.append(f"SELECT '{label}', '{tag}', json_array({pks}) FROM "
+                         f"(SELECT {cols} FROM {first}.{name} "
+                         f"EXCEPT SELECT {cols} FROM {second}.{name})")
+    for start in range(0, len(terms), 200):
+        query = " UNION ALL ".join(terms[start:start + 200])
+        for table_name, tag, pk in conn.execute(query):
+            newer, older = found[table_name]
+            (newer if tag == "n" else older).add(tuple(json.loads(pk)))
+    return found
 
 
 def canonical_image(table: Table, values: dict[str, Any]) -> dict[str, Any]:
@@ -246,10 +259,10 @@ def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: 
     changes: list[RowChange] = []
     current: dict[Key, dict | None] = {}
     before: dict[Key, dict | None] = {}
-    for table in metadata.sorted_tables:
-        if table.name == AUDIT_TABLE:
-            continue
-        newer, older = changed_keys(conn, table)
+    tables = [t for t in metadata.sorted_tables if t.name != AUDIT_TABLE]
+    diff = changed_keys(conn, tables)
+    for table in tables:
+        newer, older = diff[table.name]
         audited = touched_by_audit.get(table.name, [])
         if not newer and not older and not audited:
             continue

@@ -151,7 +151,7 @@ def unexplained_rows(store_path: Path, entries: list[AuditEntry],
         else:
             expected = seeded.get(key)
             source = "the seeded snapshot (no audit entry of the run touches it)"
-        if now != expected:
+        if not same_image(now, expected):
             table, pk = key
             raise VerifyError(
                 f"{store_path}: row {table} {pk} differs from {source}: it was written "

@@ -248,6 +248,9 @@ class LLMJudge:
                 raw.append({"vote": vote + 1, "answer": answer, "usable": parsed is not None})
                 if parsed is not None:
                     ballots.append(parsed)
+        if not ballots and all("error" in r for r in raw):
+            raise CouldNotGrade(f"LLM judge unavailable at {self.url}: {raw[0]['error']}",
+                                {"raw": raw})
         need = self.votes // 2 + 1
         decided: dict[str, bool] = {}
         for label in labels:

@@ -46,8 +46,14 @@ ROSTER_FIELDS = {"ehr": "ehr_mrn", "hyperspace": "hyperspace_mrn",
                  "powerchart": "powerchart_mrn", "acme": "member_id"}
 
 
+_columns_cache: dict[tuple[int, str], dict[str, list[str]]] = {}
+
+
 def patient_columns(metadata: MetaData, convention: PatientConvention) -> dict[str, list[str]]:
     """Table → the columns that name a patient (by foreign key to the patient key)."""
+    cache_key = (id(metadata), convention.table)
+    if cache_key in _columns_cache:
+        return _columns_cache[cache_key]
     found: dict[str, list[str]] = {convention.table: [convention.key_column]}
     for table in metadata.sorted_tables:
         for column in table.columns:
@@ -55,6 +61,7 @@ def patient_columns(metadata: MetaData, convention: PatientConvention) -> dict[s
                 if (fk.column.table.name == convention.table
                         and fk.column.name == convention.key_column):
                     found.setdefault(table.name, []).append(column.name)
+    _columns_cache[cache_key] = found
     return found
 
 

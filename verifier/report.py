@@ -184,6 +184,8 @@ def summarize(evidence: dict[str, Any], limit: int = 160) -> str:
         text = f"{sum(1 for p in parts if p.get('fraction') == 1.0)}/{len(parts)} parts ok"
         if failed:
             text += "; not: " + ", ".join(failed)
+    elif evidence.get("problems"):
+        text = "; ".join(str(p) for p in evidence["problems"])
     elif "expected" in evidence or "found" in evidence:
         text = (f"expected {json.dumps(jsonable(evidence.get('expected')))}, "
                 f"found {json.dumps(jsonable(evidence.get('found')))}")

@@ -86,3 +86,48 @@ class RunBuilder:
         for store in self.stores.values():
             store.dispose()
         return self.root
+
+
+def make_task(root: Path, verify_src: str, *, base: str = "R09.03.01.02-T01",
+              credit: list[tuple[str, int]] | None = None, **fields) -> TaskSpec:
+    """A task folder under ``root``: the ``base`` task's yaml with ``fields`` replaced, and
+    ``verify_src`` as its verify.py (for engine tests with checks of their own)."""
+    import textwrap
+
+    import yaml
+
+    data = yaml.safe_load((TASKS_DIR / base / "task.yaml").read_text())
+    data.pop("variants", None)
+    data.pop("seed", None)
+    data.pop("inputs", None)
+    data.update(fields)
+    if credit is not None:
+        data["credit"] = [{"name": name, "percent": percent} for name, percent in credit]
+    folder = Path(root) / data["id"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (folder / "verify.py").write_text(textwrap.dedent(verify_src).lstrip())
+    return load_task(folder / "task.yaml")
+
+
+def seed_patients(run: RunBuilder) -> None:
+    """Two look-alike EHR patients (pid 1001 = MRN 402015, the task's; 1002 = 402051) and
+    one allergy each."""
+    import datetime as dt
+
+    from sandbox.stores.ehr import Lists, PatientData
+
+    with run.seed() as s:
+        s.add_all([
+            PatientData(id=1, pid=1001, pubpid="402015", fname="Harold", lname="Whitaker",
+                        DOB=dt.date(1961, 3, 14), sex="Male"),
+            PatientData(id=2, pid=1002, pubpid="402051", fname="Harold", lname="Whitacre",
+                        DOB=dt.date(1961, 3, 14), sex="Male"),
+        ])
+        s.flush()
+        s.add_all([
+            Lists(id=1101, date=dt.datetime(2020, 1, 2, 9), type="allergy", title="Latex",
+                  reaction="hives", pid=1001),
+            Lists(id=1102, date=dt.datetime(2020, 1, 2, 9), type="allergy", title="Codeine",
+                  reaction="nausea", pid=1002),
+        ])
