@@ -383,9 +383,9 @@ class Extract:
         """
         system = _system_of(model)
         pair = self._pair(system)
-        table = model.__table__.name
+        table = model.__table__.name  # type: ignore[attr-defined]
         tainted = {pk for (t, pk) in pair.tainted if t == table}
-        live = list(pair.session.scalars(select(model).where(*where)))
+        live: list[Any] = list(pair.session.scalars(select(model).where(*where)))
         if not tainted:
             return live
         kept = []
@@ -402,9 +402,7 @@ class Extract:
 
     def created(self, model: type, *where: Any) -> list[Any]:
         """Rows under the channel rule that the seed did not have."""
-        system = _system_of(model)
-        pair = self._pair(system)
-        seeded = {_row_key(o) for o in pair.seed_session.scalars(select(model).where(*where))}
+        seeded = {_row_key(obj) for obj in self.seed_rows(model, *where)}
         return [o for o in self.rows(model, *where) if _row_key(o) not in seeded]
 
     def provenance(self, obj: Any) -> list[AuditEntry]:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import DateTime, MetaData, Table, Time, and_, or_, select
+from sqlalchemy import ColumnElement, DateTime, MetaData, Table, Time, and_, or_, select
 from sqlalchemy.orm import Session
 
 from sandbox.stores.audit import AUDIT_TABLE, canonical_json, pk_image, row_image
@@ -193,6 +193,7 @@ def fetch_images(session: Session, table: Table,
     pk_cols = list(table.primary_key.columns)
     for start in range(0, len(wanted), 400):
         chunk = wanted[start:start + 400]
+        where: ColumnElement[bool]
         if len(pk_cols) == 1:
             col = pk_cols[0]
             where = col.in_([pk[col.name] for pk in chunk])
@@ -280,6 +281,7 @@ def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: 
             action = ("insert" if before_image is None else
                       "delete" if after_image is None else "update")
             image = after_image if after_image is not None else before_image
+            assert image is not None  # one side differs from the other, so one exists
             pk = {n: image[n] for n in names}
             change = RowChange(system, table.name, pk, action, before_image, after_image,
                                tuple(writers.get(key, ())), key not in tainted)
