@@ -20,7 +20,9 @@ inserted in file order through the ORM, so the audit chain records them with cha
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -160,10 +162,17 @@ def seed_task(spec: TaskSpec, variant: str | None, out_dir: Path, *,
     clock.save(out_dir / "clock.json")
     for system in task_store_systems(spec):
         path = out_dir / "stores" / f"{system}.sqlite"
-        store = Store(system, path, clock).create()
+        files = seed_files(spec, variant, system)
+        world = [f for f in files if f.parent == WORLD_DIR]
+        if world:
+            copy_world(system, world[0], clock, path)
+            store = Store(system, path, clock)
+        else:
+            store = Store(system, path, clock).create()
         try:
-            for seed_file in seed_files(spec, variant, system):
-                load_rows(store, seed_file, spec.folder)
+            for seed_file in files:
+                if seed_file not in world:
+                    load_rows(store, seed_file, spec.folder)
         finally:
             store.dispose()
         checkpoint(path)
@@ -173,6 +182,54 @@ def seed_task(spec: TaskSpec, variant: str | None, out_dir: Path, *,
            "episode_id": episode_id, "engine_version": __version__}
     (out_dir / "run.json").write_text(json.dumps(run, indent=2) + "\n")
     return out_dir
+
+
+def _world_key(system: str, world_file: Path, clock: SandboxClock) -> str:
+    """What a seeded world store depends on: its rows, the schema code, the seed time."""
+    digest = hashlib.sha256()
+    digest.update(world_file.read_bytes())
+    digest.update(clock.now().isoformat().encode())
+    digest.update(__version__.encode())
+    for source in sorted(Path(__file__).parent.joinpath("stores").rglob("*.py")):
+        digest.update(source.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    digest.update(Path(__file__).with_name("inputs.py").read_bytes())
+    return f"{system}-{digest.hexdigest()[:24]}"
+
+
+def world_cache_dir() -> Path:
+    base = os.environ.get("EHR_SANDBOX_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "ehr-sandbox")
+    return Path(base) / "world"
+
+
+def copy_world(system: str, world_file: Path, clock: SandboxClock, dst: Path) -> None:
+    """Put the seeded world of ``system`` at ``dst``, building it once per content key.
+
+    Loading the world is the bulk of seeding; it is the same for every task with the same
+    start time, so it is built once into a cache and copied. The copy is byte-for-byte what
+    loading would produce, so fingerprints do not depend on the cache.
+    """
+    cache = world_cache_dir()
+    cached = cache / f"{_world_key(system, world_file, clock)}.sqlite"
+    if not cached.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = cache / f".{cached.name}.{os.getpid()}.partial"
+        store = Store(system, tmp, clock).create()
+        try:
+            load_rows(store, world_file, None)
+        finally:
+            store.dispose()
+        checkpoint(tmp)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+        os.replace(tmp, cached)
+    backup_store(cached, dst)
+    conn = sqlite3.connect(dst)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
 
 
 def checkpoint(path: Path) -> None:

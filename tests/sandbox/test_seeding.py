@@ -1,0 +1,133 @@
+"""Seeding is deterministic for every task and variant, and reset restores it exactly."""
+
+import json
+import sqlite3
+
+import pytest
+
+from sandbox.catalog import load_catalog
+from sandbox.extract import ExtractError, extract_run
+from sandbox.fingerprint import fingerprint
+from sandbox.seeding import SeedError, restore, seed_task
+from sandbox.stores import open_store
+
+CATALOG = load_catalog()
+CASES = [(spec.alias, variant) for spec in CATALOG for variant in spec.variant_names]
+
+
+@pytest.mark.parametrize(("alias", "variant"), CASES)
+def test_seeding_twice_gives_the_same_fingerprint(tmp_path, alias, variant):
+    spec = CATALOG.get(alias)
+    a = seed_task(spec, variant, tmp_path / "a")
+    b = seed_task(spec, variant, tmp_path / "b")
+    digest_a, parts_a = fingerprint(a)
+    digest_b, parts_b = fingerprint(b)
+    assert parts_a == parts_b
+    assert digest_a == digest_b
+    stores = sorted(p.name for p in (a / "stores").glob("*.sqlite"))
+    assert stores == sorted(f"{s}.sqlite" for s in spec.systems if s != "workspace")
+    run = json.loads((a / "run.json").read_text())
+    assert run["task"] == spec.id and run["variant"] == variant
+    for path in (a / "stores").glob("*.sqlite"):
+        store = open_store(path.stem, path, readonly=True)
+        try:
+            assert store.verify_audit().ok, path
+        finally:
+            store.dispose()
+
+
+def _first_task_with_store():
+    for spec in CATALOG:
+        if any(s != "workspace" for s in spec.systems):
+            return spec
+    pytest.fail("no task uses a store")
+
+
+def test_variants_differ_from_the_default(tmp_path):
+    twins = [(spec, v) for spec in CATALOG for v in spec.variants]
+    assert twins, "the seeds name twin fixtures (pa-04, ord-03)"
+    for spec, variant in twins:
+        default, _ = fingerprint(seed_task(spec, None, tmp_path / f"{spec.alias}-d"))
+        twin, _ = fingerprint(seed_task(spec, variant, tmp_path / f"{spec.alias}-{variant}"))
+        assert default != twin, f"{spec.alias} variant {variant} seeds the same world"
+
+
+def test_reset_restores_the_fingerprint_exactly(tmp_path):
+    spec = _first_task_with_store()
+    run = seed_task(spec, None, tmp_path / "run")
+    seeded, _ = fingerprint(run)
+    live = next((run / "stores").glob("*.sqlite"))
+    # an app holds a connection open across the reset
+    holder = sqlite3.connect(live)
+    holder.execute("select count(*) from audit_log").fetchone()
+    store = open_store(live.stem, live, clock=None)
+    from sandbox.clock import SandboxClock
+    store.clock = SandboxClock()
+    table = next(t for t in store.metadata.sorted_tables if t.name != "audit_log")
+    model = next(m.class_ for m in _mappers(live.stem) if m.local_table is table)
+    with store.writer() as session:
+        row = session.query(model).first()
+        if row is not None:
+            session.delete(row)
+    store.dispose()
+    assert fingerprint(run)[0] != seeded or row is None
+    restore(run)
+    assert fingerprint(run)[0] == seeded
+    assert holder.execute("select count(*) from audit_log").fetchone()[0] > 0
+    holder.close()
+
+
+def _mappers(system):
+    import importlib
+
+    from sandbox.stores.base import SYSTEM_MODULES
+    return importlib.import_module(SYSTEM_MODULES[system]).Base.registry.mappers
+
+
+def test_seeding_refuses_a_used_directory_and_unknown_variant(tmp_path):
+    spec = _first_task_with_store()
+    seed_task(spec, None, tmp_path / "run")
+    with pytest.raises(SeedError, match="already holds stores"):
+        seed_task(spec, None, tmp_path / "run")
+    with pytest.raises(SeedError, match="no variant 'nope'"):
+        seed_task(spec, "nope", tmp_path / "other")
+
+
+def test_extract_is_a_consistent_copy(tmp_path):
+    spec = _first_task_with_store()
+    run = seed_task(spec, None, tmp_path / "run")
+    (run / "output" / "answer.csv").write_text("a,b\n")
+    out = extract_run(run, tmp_path / "x")
+    assert fingerprint(out)[0] == fingerprint(run)[0]
+    manifest = json.loads((out / "extract.json").read_text())
+    assert "output/answer.csv" in manifest["files"]
+    assert (out / "seed").is_dir() and (out / "run.json").is_file()
+    with pytest.raises(ExtractError, match="not empty"):
+        extract_run(run, out)
+    with pytest.raises(ExtractError, match="not a run directory"):
+        extract_run(tmp_path / "nowhere", tmp_path / "y")
+
+
+def test_the_world_cache_gives_what_loading_gives(tmp_path, monkeypatch):
+    from sandbox.clock import SandboxClock
+    from sandbox.fingerprint import store_digest
+    from sandbox.paths import WORLD_DIR
+    from sandbox.seeding import load_rows
+    from sandbox.stores import Store
+
+    monkeypatch.setenv("EHR_SANDBOX_CACHE", str(tmp_path / "cache"))
+    spec = _first_task_with_store()
+    cold = seed_task(spec, None, tmp_path / "cold")  # builds the cache
+    warm = seed_task(spec, None, tmp_path / "warm")  # copies from it
+    assert list((tmp_path / "cache" / "world").glob("*.sqlite"))
+    system = next(s for s in spec.systems if s != "workspace")
+    (tmp_path / "direct").mkdir()
+    direct = tmp_path / "direct" / f"{system}.sqlite"
+    store = Store(system, direct, SandboxClock(start=spec.clock)).create()
+    load_rows(store, WORLD_DIR / f"{system}.yaml")
+    if spec.seed.get(system):
+        load_rows(store, spec.folder / spec.seed[system], spec.folder)
+    store.dispose()
+    name = f"{system}.sqlite"
+    assert store_digest(cold / "stores" / name) == store_digest(warm / "stores" / name)
+    assert store_digest(direct) == store_digest(warm / "stores" / name)
