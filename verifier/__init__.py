@@ -22,10 +22,11 @@ from verifier.checks import (
 )
 from verifier.engine import grade
 from verifier.errors import CouldNotGrade, VerifyError
-from verifier.extract import Extract, RunInfo
+from verifier.extract import Extract
 from verifier.footprint import DUPLICATE, OTHER_PATIENT, OUTSIDE_SCOPE, Footprint, RowChange
 from verifier.judges import Fact, LLMJudge, Rubric, RubricJudge, Verdict, judge_from_env
 from verifier.report import CheckOutcome, Report
+from verifier.run import RunInfo
 from verifier.version import ENGINE_VERSION
 
 __version__ = ENGINE_VERSION

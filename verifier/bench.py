@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sandbox.catalog import load_catalog
 from verifier.engine import grade
-from verifier.extract import RunInfo
+from verifier.run import RunInfo
 
 TARGET_S = 2.0
 

@@ -173,7 +173,7 @@ def test_numeric_text_in_a_float_column_is_not_mistaken_for_tampering(tmp_path, 
 
 
 def test_an_untouched_store_is_recognised_by_its_pages(tmp_path):
-    from verifier.extract import same_pages
+    from verifier.storepair import same_pages
 
     spec = task(tmp_path)
     path = run_with(tmp_path, spec)
