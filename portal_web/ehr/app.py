@@ -1,0 +1,62 @@
+"""Builds the web EHR's Starlette app: routes of every view module, the FHIR API, sessions,
+static files and error pages."""
+
+from __future__ import annotations
+
+import importlib
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+
+import portal_web.common.convertors  # noqa: F401 - registers {x:id}
+from portal_web.common.episode import EpisodeStores
+from portal_web.common.errors import error_handlers
+from portal_web.common.middleware import BrowserSessionMiddleware
+from portal_web.common.sessions import SessionStore
+from portal_web.common.templating import make_templates
+from portal_web.ehr.site import STATIC_DIR, TEMPLATES_DIR, EhrSite
+from portal_web.settings import PortalSettings
+
+VIEW_MODULES = (
+    "auth", "main", "patient", "encounters", "vitals", "soap", "lbf", "issues", "rx",
+    "procedures", "immunizations", "transactions", "documents", "messages", "calendar",
+    "worklists", "admin", "reports",
+)
+API_PREFIXES = ("/apis/", "/oauth2/")
+
+
+def view_routes() -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
+    for name in VIEW_MODULES:
+        module = importlib.import_module(f"portal_web.ehr.views.{name}")
+        routes.extend(module.routes)
+    return routes
+
+
+def build_ehr_app(settings: PortalSettings) -> Starlette:
+    """The web EHR of one episode (host ``emr.clinic.test``)."""
+    from portal_web.fhir.api import fhir_routes
+    from portal_web.fhir.oauth import TokenStore
+
+    stores = EpisodeStores(settings)
+    templates = make_templates([TEMPLATES_DIR])
+    sessions = SessionStore("OpenEMR", settings.session_ttl_s,
+                            now=lambda: stores.clock.now_local())
+    site = EhrSite(settings=settings, stores=stores, templates=templates, sessions=sessions)
+    routes = [
+        *fhir_routes(),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        *view_routes(),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(BrowserSessionMiddleware, store=sessions,
+                               skip_prefixes=("/static/", *API_PREFIXES))],
+        exception_handlers=error_handlers(templates, api_prefixes=API_PREFIXES,
+                                          base_context=site.base_context),
+    )
+    app.state.ehr = site
+    app.state.fhir_tokens = TokenStore()
+    return app
