@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -437,3 +438,12 @@ def test_ord02_stress_test_document_and_recipient(world):
     assert doc.document_data.startswith(b"%PDF")
     assert doc.hash == hashlib.sha256(doc.document_data).hexdigest()
     assert (cardio.lname, cardio.npi, cardio.abook_type) == ("Cardio", "1673492017", "spe")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the library's resource loading
+def test_diagnosis_codes_are_billable_icd10_cm():
+    import simple_icd_10_cm as cm
+
+    for path in [WORLD, *SEED_FILES]:
+        for row_text in re.findall(r"ICD10:([A-Z][0-9][0-9A-Z.]*)", path.read_text()):
+            assert cm.is_valid_item(row_text) and cm.is_leaf(row_text), f"{path}: {row_text}"
