@@ -67,8 +67,9 @@ def patient_columns(metadata: MetaData, convention: PatientConvention) -> dict[s
 
 @lru_cache(maxsize=4)
 def _roster(path: Path) -> tuple[dict, ...]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 20x faster here
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.load(path.read_text(), Loader=loader) or {}
     except (OSError, yaml.YAMLError):
         return ()
     return tuple(p for p in data.get("patients", []) if isinstance(p, dict))
