@@ -38,7 +38,7 @@ from verifier.documents import PdfDocument, file_hashes, read_csv, read_pdf, rea
 from verifier.errors import CouldNotGrade, VerifyError
 from verifier.footprint import Footprint, RowChange, diff_store
 from verifier.history import AuditEntry, run_entries, unexplained_rows
-from verifier.judges import Judge, RubricJudge, Verdict
+from verifier.judges import Judge, Rubric, RubricJudge, Verdict
 from verifier.patients import CONVENTIONS, patient_scope, roster_mrns
 from verifier.run import RunInfo
 from verifier.storepair import SystemStores, open_task_stores
@@ -77,7 +77,7 @@ class Extract:
         self.rule = ChannelRule(accepted_channels(spec), run.episode_id, spec.alias)
         self.patient_mrns = patients
         self.judgements: list[dict[str, Any]] = []
-        self._verdicts: dict[tuple[str, str], Verdict] = {}
+        self._verdicts: dict[tuple[Rubric, str], Verdict] = {}
         self._seen_exclusions: list[dict[str, str]] = []
         self._footprint: Footprint | None = None
         self.timings: dict[str, float] = {}
@@ -333,9 +333,9 @@ class Extract:
     def judge_name(self) -> str:
         return self._judge.name
 
-    def judge(self, text: str, rubric: Any) -> Verdict:
+    def judge(self, text: str, rubric: Rubric) -> Verdict:
         """The configured judge's verdict on ``text`` (cached; recorded for the report)."""
-        key = (rubric.name, sha256_bytes((text or "").encode()))
+        key = (rubric, sha256_bytes((text or "").encode()))
         if key not in self._verdicts:
             try:
                 verdict = self._judge.evaluate(text or "", rubric)
