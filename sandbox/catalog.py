@@ -22,8 +22,8 @@ from sandbox.paths import TASKS_DIR
 
 SYSTEM_NAMES = ("ehr", "hyperspace", "powerchart", "acme", "epa", "fax", "regulator", "workspace")
 CHANNEL_RULES = ("browser", "desktop", "api")
-ID_PATTERN = re.compile(r"^R09\.03\.01\.0[24]-T\d\d$")
-ALIAS_PATTERN = re.compile(r"^(pa|ord)-\d\d$")
+ID_PATTERN = re.compile(r"^(R09\.03\.01\.0[24]|DEMO)-T\d\d$")
+ALIAS_PATTERN = re.compile(r"^(pa|ord|demo)-\d\d$")
 
 
 class CatalogError(ValueError):
@@ -98,7 +98,7 @@ class TaskSpec(Strict):
     id: str
     alias: str
     title: str
-    family: Literal["prior-auth", "orders"]
+    family: Literal["prior-auth", "orders", "demo"]  # demo: fixtures/demo, not one of the 40
     seed_instruction: str
     instruction: str
     proposed_verifier: str
@@ -151,10 +151,11 @@ class TaskSpec(Strict):
         if total != 100:
             raise ValueError(f"credit percents sum to {total}, not 100")
         family, number = self.id.rsplit("-T", 1)
-        want_alias = ("pa" if family.endswith("04") else "ord") + "-" + number
+        prefix, want_family = {"DEMO": ("demo", "demo")}.get(
+            family, ("pa", "prior-auth") if family.endswith("04") else ("ord", "orders"))
+        want_alias = f"{prefix}-{number}"
         if self.alias != want_alias:
             raise ValueError(f"alias {self.alias!r} does not match id {self.id} (want {want_alias})")
-        want_family = "prior-auth" if family.endswith("04") else "orders"
         if self.family != want_family:
             raise ValueError(f"family must be {want_family!r} for {self.id}")
         for system in self.seed:
