@@ -104,6 +104,8 @@ class SandboxClock:
 
     @classmethod
     def from_json(cls, data: dict) -> SandboxClock:
+        if not isinstance(data, dict):
+            raise ClockError("a clock file must hold a JSON object with 'start'")
         unknown = set(data) - {"start", "anchor_monotonic", "offset_s"}
         if unknown:
             raise ClockError(f"unknown clock keys: {', '.join(sorted(unknown))}")

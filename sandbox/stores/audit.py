@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Column, Integer, MetaData, String, Table, Text, select
+from sqlalchemy import Column, Float, Integer, MetaData, Numeric, String, Table, Text, select
 from sqlalchemy.engine import Connection
 
 CHANNELS = ("browser", "desktop", "api", "fax", "seed")
@@ -83,9 +83,30 @@ def _json_default(value: Any) -> Any:
     return converted
 
 
+def stored_form(column: Column, value: Any) -> Any:
+    """The value as SQLite will hand it back: an app that assigns "76" to a float column
+    gets 76.0 stored, so the audit must record 76.0 too (type affinity)."""
+    if value is None or isinstance(value, bool):
+        return value
+    kind = column.type
+    try:
+        if isinstance(kind, (Float, Numeric)) and isinstance(value, (str, int)):
+            return float(value) if not isinstance(kind, Numeric) or kind.asdecimal is False \
+                else decimal.Decimal(str(value))
+        if isinstance(kind, Integer) and isinstance(value, str) and value.strip().lstrip(
+                "-").isdigit():
+            return int(value)
+        if isinstance(kind, (String, Text)) and isinstance(value, (int, float)):
+            return str(value)
+    except (ValueError, decimal.InvalidOperation):
+        return value
+    return value
+
+
 def row_image(table: Table, values: dict[str, Any]) -> dict[str, Any]:
     """Column-name → canonical value for every column of ``table``."""
-    return {col.name: json_value(values.get(col.name)) for col in table.columns}
+    return {col.name: json_value(stored_form(col, values.get(col.name)))
+            for col in table.columns}
 
 
 def pk_image(table: Table, values: dict[str, Any]) -> dict[str, Any]:

@@ -158,3 +158,19 @@ def test_schema_check_names_the_file(tmp_path, store):
     junk.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="junk.sqlite"):
         Store("ehr", junk, metadata=Base.metadata).check_schema()
+
+
+def test_audit_records_values_as_stored(store):
+    """Text assigned to a numeric column is recorded as the number SQLite stores."""
+    with store.writer(BROWSER) as session:
+        session.add(Vital(pid=1, weight="76"))
+    assert store.verify_audit().ok
+    after = json.loads(entries(store)[-1][8])
+    assert after["weight"] == 76.0
+
+
+def test_a_clock_file_that_is_not_an_object_is_a_clock_error():
+    from sandbox.clock import ClockError, SandboxClock
+
+    with pytest.raises(ClockError, match="JSON object"):
+        SandboxClock.from_json([])
