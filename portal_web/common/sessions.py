@@ -88,12 +88,19 @@ class BrowserSession:
 class SessionStore:
     """Every browser session of one site, in memory, thread-safe."""
 
-    def __init__(self, cookie_name: str, ttl_s: int, now: Callable[[], datetime]):
+    def __init__(self, cookie_name: str, ttl_s: int | Callable[[], int],
+                 now: Callable[[], datetime]):
+        """``ttl_s`` may be a callable (a site setting read when first needed)."""
         self.cookie_name = cookie_name
-        self.ttl = timedelta(seconds=ttl_s)
+        self._ttl_s = ttl_s
         self.now = now
         self._sessions: dict[str, BrowserSession] = {}
         self._lock = threading.RLock()
+
+    @property
+    def ttl(self) -> timedelta:
+        seconds = self._ttl_s() if callable(self._ttl_s) else self._ttl_s
+        return timedelta(seconds=seconds)
 
     @property
     def lock(self) -> threading.RLock:

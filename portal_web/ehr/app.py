@@ -4,6 +4,7 @@ static files and error pages."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -18,6 +19,7 @@ from portal_web.common.sessions import SessionStore
 from portal_web.common.templating import make_templates
 from portal_web.ehr.site import STATIC_DIR, TEMPLATES_DIR, EhrSite
 from portal_web.settings import PortalSettings
+from sandbox.stores.ehr import Global
 
 VIEW_MODULES = (
     "auth", "main", "patient", "encounters", "vitals", "soap", "lbf", "issues", "rx",
@@ -35,6 +37,26 @@ def view_routes() -> list[BaseRoute]:
     return routes
 
 
+def idle_timeout(stores: EpisodeStores, default_s: int) -> Callable[[], int]:
+    """OpenEMR's ``timeout`` global (idle seconds before log-out), read once; else default."""
+    cached: list[int] = []
+
+    def ttl() -> int:
+        if not cached:
+            value = default_s
+            try:
+                with stores.reader("ehr") as db:
+                    row = db.get(Global, ("timeout", 0))
+                if row is not None and row.gl_value.strip().isdigit():
+                    value = max(60, int(row.gl_value))
+            except Exception:  # noqa: BLE001 - no store yet: keep the default, retry later
+                return default_s
+            cached.append(value)
+        return cached[0]
+
+    return ttl
+
+
 def build_ehr_app(settings: PortalSettings) -> Starlette:
     """The web EHR of one episode (host ``emr.clinic.test``)."""
     from portal_web.fhir.api import fhir_routes
@@ -42,7 +64,7 @@ def build_ehr_app(settings: PortalSettings) -> Starlette:
 
     stores = EpisodeStores(settings)
     templates = make_templates([TEMPLATES_DIR])
-    sessions = SessionStore("OpenEMR", settings.session_ttl_s,
+    sessions = SessionStore("OpenEMR", idle_timeout(stores, settings.session_ttl_s),
                             now=lambda: stores.clock.now_local())
     site = EhrSite(settings=settings, stores=stores, templates=templates, sessions=sessions)
     routes = [

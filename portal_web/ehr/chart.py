@@ -125,6 +125,13 @@ def options(db: Session, list_id: str) -> list[ListOption]:
                            .order_by(ListOption.seq, ListOption.title)))
 
 
+def choices(db: Session, list_id: str,
+            fallback: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """(option id, title) pairs of a coded list; ``fallback`` when the list is not seeded."""
+    found = [(o.option_id, o.title) for o in options(db, list_id)]
+    return found or list(fallback or [])
+
+
 def option_titles(db: Session, list_id: str) -> dict[str, str]:
     return {o.option_id: o.title for o in options(db, list_id)}
 

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from portal_web.ehr.esign import SignatureState, signature_state
-from portal_web.ehr.layouts import grid_totals, load_layout
+from portal_web.ehr.layouts import load_layout
 from sandbox.stores.ehr import (
     Form,
     FormEncounter,
@@ -114,12 +114,10 @@ def _block(db: Session, form: Form) -> FormBlock:
             select(LbfData).where(LbfData.form_id == form.form_id))}
         if layout is not None:
             if layout.grid is not None:
-                totals = grid_totals(layout, values)
-                rows = [(label, f"{totals.get(row, 0):g} mL") for row, label, _k, _ids
-                        in layout.grid.rows]
-                rows += [("Total intake", f"{totals['_intake']:g} mL"),
-                         ("Total output", f"{totals['_output']:g} mL"),
-                         ("Net balance", f"{totals['_net']:+g} mL")]
+                hours = layout.grid.hours
+                rows = [(f"{label} (mL)", "  ".join(
+                    f"{hours[i]} {values.get(fid) or '—'}" for i, fid in enumerate(ids)))
+                    for _row, label, _kind, ids in layout.grid.rows]
                 grid_ids = {fid for _r, _l, _k, ids in layout.grid.rows for fid in ids}
                 rows += [(f.title, f.display(values.get(f.id))) for f in layout.fields
                          if f.id not in grid_ids and values.get(f.id)]

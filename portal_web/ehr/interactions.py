@@ -4,7 +4,7 @@ Drug-drug rules come from the ``drug_interactions`` table (generic names, either
 matched against the patient's active prescriptions and active medication-list entries.
 Drug-allergy alerts match the new drug against the active allergies through a small class
 table (a penicillin allergy covers amoxicillin ...). The check can be switched off with the
-global ``drug_interaction_check = 0``.
+global ``drug_interaction_checker = 0`` (on when absent).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Alert:
 
 
 def checker_enabled(db: Session) -> bool:
-    row = db.get(Global, ("drug_interaction_check", 0))
+    row = db.get(Global, ("drug_interaction_checker", 0))
     return row is None or row.gl_value.strip() not in ("0", "off", "false", "")
 
 

@@ -16,8 +16,12 @@ and sections come from ``layout_group_properties``. Field ``data_type`` follows 
 ====  =============================  ===========================================
 
 ``layout_options.validation`` may add ``int:<min>:<max>`` or ``num:<min>:<max>``.
-Fields of a flowsheet grid are named ``<row>_<HHMM>`` (``iv_0800``); their title is
-"<Row label> <HH:MM>". Anything else is rendered one field per cell.
+Fields of a flowsheet grid are named ``<prefix>_<HHMM>_<row>`` (``io_0800_iv``) or
+``<row>_<HHMM>``; their title holds the time and the row label ("08:00 IV"); a row is
+intake or output by its group's title. The grid shows what was entered, nothing computed:
+totals are fields the nurse fills in. Anything else is rendered one field per cell.
+A text field whose id is ``refer_document`` (or whose description names ``documents.id``)
+is offered as a choice of the patient's documents.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from sandbox.stores.ehr import Document, LayoutGroupProperties, LayoutOption
 
 LIST, TEXT, TEXTAREA, DATE, PROVIDER, ADDRESS_BOOK, CHECKBOX, RADIO = 1, 2, 3, 4, 10, 14, 21, 27
 DOCUMENT = 90
-GRID_FIELD = re.compile(r"^(?P<row>[a-z][a-z0-9]*)_(?P<hhmm>[0-2]\d[0-5]\d)$")
+GRID_FIELDS = (re.compile(r"^[a-z]+_(?P<hhmm>[0-2]\d[0-5]\d)_(?P<row>[a-z][a-z0-9]*)$"),
+               re.compile(r"^(?P<row>[a-z][a-z0-9]*)_(?P<hhmm>[0-2]\d[0-5]\d)$"))
 INTAKE_ROWS = ("iv", "po", "ng", "tube", "blood", "intake")
 
 
@@ -58,6 +63,12 @@ class LayoutField:
     @property
     def required(self) -> bool:
         return self.option.uor == 2
+
+    @property
+    def is_select(self) -> bool:
+        """Rendered as a drop-down (lists, providers, address book, documents)."""
+        return self.kind in (LIST, PROVIDER, ADDRESS_BOOK, DOCUMENT) \
+            or is_document_field(self.option)
 
     def display(self, value: str | None) -> str:
         """How a stored value reads (option title, provider name ...)."""
@@ -124,7 +135,7 @@ def load_layout(db: Session, form_id: str, pid: int | None = None) -> Layout | N
             choices = provider_choices
         elif opt.data_type == ADDRESS_BOOK:
             choices = book_choices
-        elif opt.data_type == DOCUMENT:
+        elif opt.data_type == DOCUMENT or is_document_field(opt):
             choices = doc_choices
         else:
             choices = []
@@ -132,7 +143,13 @@ def load_layout(db: Session, form_id: str, pid: int | None = None) -> Layout | N
     ordered = [(gid, group_titles.get(gid, ""), fs) for gid, fs in sorted(
         groups.items(), key=lambda kv: (_group_seq(db, form_id, kv[0]), kv[0]))]
     return Layout(form_id=form_id, title=title or form_id, groups=ordered,
-                  grid=_grid([f for _, _, fs in ordered for f in fs]))
+                  grid=_grid(ordered))
+
+
+def is_document_field(opt: LayoutOption) -> bool:
+    """A text field that holds a ``documents.id`` (the referral's linked document)."""
+    return opt.data_type == TEXT and (opt.field_id == "refer_document"
+                                      or "documents.id" in (opt.description or ""))
 
 
 def _group_seq(db: Session, form_id: str, group_id: str) -> int:
@@ -140,23 +157,34 @@ def _group_seq(db: Session, form_id: str, group_id: str) -> int:
     return row.grp_seq if row is not None else 0
 
 
-def _grid(fields: list[LayoutField]) -> FlowGrid | None:
+def _grid(groups: list[tuple[str, str, list[LayoutField]]]) -> FlowGrid | None:
     cells: dict[str, dict[str, str]] = {}
     labels: dict[str, str] = {}
-    for f in fields:
-        match = GRID_FIELD.match(f.id)
-        if match is None:
-            continue
-        row, hhmm = match["row"], match["hhmm"]
-        cells.setdefault(row, {})[hhmm] = f.id
-        label = re.sub(r"\s*\d{1,2}:\d{2}\s*$", "", f.title).strip()
-        labels.setdefault(row, label or row.upper())
+    kinds: dict[str, str] = {}
+    for _gid, group_title, fields in groups:
+        for f in fields:
+            match = next((m for p in GRID_FIELDS if (m := p.match(f.id))), None)
+            if match is None or f.kind != TEXT:
+                continue
+            row, hhmm = match["row"], match["hhmm"]
+            cells.setdefault(row, {})[hhmm] = f.id
+            label = re.sub(r"\s*\d{1,2}:\d{2}\s*", " ", f.title).strip()
+            labels.setdefault(row, label or row.upper())
+            kinds.setdefault(row, _row_kind(row, group_title))
     if len(cells) < 2:
         return None
     hours = sorted({h for row in cells.values() for h in row})
-    rows = [(row, labels[row], "intake" if row.startswith(INTAKE_ROWS) else "output",
-             [cells[row].get(h, "") for h in hours]) for row in cells]
+    rows = [(row, labels[row], kinds[row], [cells[row].get(h, "") for h in hours])
+            for row in cells]
     return FlowGrid(hours=[f"{h[:2]}:{h[2:]}" for h in hours], rows=rows)
+
+
+def _row_kind(row: str, group_title: str) -> str:
+    """Intake or output: by the group's title ("Intake (mL)"), else by the row's name."""
+    heading = group_title.lower()
+    if ("intake" in heading) != ("output" in heading):
+        return "intake" if "intake" in heading else "output"
+    return "intake" if row.startswith(INTAKE_ROWS) else "output"
 
 
 def grid_field_ids(layout: Layout) -> set[str]:
@@ -171,7 +199,7 @@ def read_values(layout: Layout, reader: FieldReader) -> dict[str, str]:
     for f in layout.fields:
         name = f"form_{f.id}"
         opt = f.option
-        if f.kind in (LIST, RADIO, PROVIDER, ADDRESS_BOOK, DOCUMENT):
+        if f.is_select or f.kind == RADIO:
             value = reader.choice(name, opt.title, [c for c, _ in f.choices],
                                   required=f.required)
         elif f.kind == DATE:
@@ -202,19 +230,3 @@ def _validated_text(reader: FieldReader, name: str, opt: LayoutOption,
     return reader.text(name, opt.title, required=opt.uor == 2, max_len=limit)
 
 
-def grid_totals(layout: Layout, values: dict[str, str]) -> dict[str, float]:
-    """Row totals plus ``_intake``, ``_output`` and ``_net`` for a flowsheet grid."""
-    totals: dict[str, float] = {"_intake": 0.0, "_output": 0.0}
-    if layout.grid is None:
-        return totals
-    for row, _label, kind, field_ids in layout.grid.rows:
-        total = 0.0
-        for fid in field_ids:
-            try:
-                total += float(values.get(fid) or 0)
-            except ValueError:
-                continue
-        totals[row] = total
-        totals["_intake" if kind == "intake" else "_output"] += total
-    totals["_net"] = totals["_intake"] - totals["_output"]
-    return totals

@@ -1,7 +1,7 @@
 // Sandbox OpenEMR: the little script the pages use. Menus open on click (they are
 // <details> elements and work without this); this only closes the other open menus and
-// closes them on an outside click. Vitals fields mirror US/metric entries, and the I&O
-// flowsheet shows running totals; the server recomputes everything it stores.
+// closes them on an outside click. Vitals fields mirror US/metric entries (the server
+// converts and checks again; it never relies on this script).
 (function () {
   "use strict";
   document.addEventListener("click", function (event) {
@@ -51,29 +51,5 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     pairs.forEach(function (p) { wire(p[0], p[1], p[2], p[3]); });
-    var grid = document.querySelector("table.flow-grid");
-    if (grid) {
-      var recompute = function () {
-        var totals = {};
-        grid.querySelectorAll("input[data-row]").forEach(function (cell) {
-          var v = parseFloat(cell.value);
-          var row = cell.getAttribute("data-row");
-          totals[row] = (totals[row] || 0) + (isNaN(v) ? 0 : v);
-        });
-        grid.querySelectorAll("[data-total-row]").forEach(function (cell) {
-          cell.textContent = totals[cell.getAttribute("data-total-row")] || 0;
-        });
-        var intake = 0, output = 0;
-        grid.querySelectorAll("[data-total-row]").forEach(function (cell) {
-          var v = totals[cell.getAttribute("data-total-row")] || 0;
-          if (cell.getAttribute("data-kind") === "intake") { intake += v; } else { output += v; }
-        });
-        var i = document.getElementById("io_total_intake"), o = document.getElementById("io_total_output"), n = document.getElementById("io_net");
-        if (i) { i.textContent = intake; }
-        if (o) { o.textContent = output; }
-        if (n) { n.textContent = (intake - output > 0 ? "+" : "") + (intake - output); }
-      };
-      grid.addEventListener("input", recompute);
-    }
   });
 })();

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form
-from portal_web.ehr.chart import not_found, user_name
+from portal_web.ehr.chart import choices, not_found, user_name
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import CalendarCategory, CalendarEvent, Facility, PatientData, User
 
@@ -83,7 +83,7 @@ def _event_context(db) -> dict[str, Any]:  # noqa: ANN001
             .order_by(CalendarCategory.pc_seq, CalendarCategory.pc_catname))],
         "providers": [(str(u.id), user_name(u)) for u in _calendar_users(db)],
         "facilities": [(str(f.id), f.name) for f in db.scalars(select(Facility))],
-        "statuses": APPT_STATUS, "event": None,
+        "statuses": choices(db, "apptstat", APPT_STATUS), "event": None,
     }
 
 
@@ -114,7 +114,8 @@ def read_event(db, f: FieldReader, ctx: dict, event_id: int | None) -> dict[str,
         if end.date() != dt.date(2000, 1, 1):
             f.fail("duration", "The event must end on the same day.")
         v["pc_endTime"] = end.time()
-    v["pc_apptstatus"] = f.choice("pc_apptstatus", "Status", [k for k, _ in APPT_STATUS]) or "-"
+    v["pc_apptstatus"] = f.choice("pc_apptstatus", "Status",
+                                  [k for k, _ in ctx["statuses"]]) or "-"
     facility = f.choice("pc_facility", "Facility", [k for k, _ in ctx["facilities"]])
     v["pc_facility"] = int(facility) if facility else None
     v["pc_hometext"] = f.text("pc_hometext", "Comments", max_len=2000)

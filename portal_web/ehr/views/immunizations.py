@@ -1,7 +1,9 @@
 """Immunizations: CVX-coded vaccines with lot, expiration, dose, route, site and VIS date.
 
 The CVX code must be one of the ``codes`` table's CVX entries; an expired lot cannot be
-recorded as given. "Added erroneously" hides an entry without removing it (OpenEMR).
+recorded as given. The VIS picker lists the current Vaccine Information Statements (list
+``vis_edition``: ``notes`` = edition date, ``codes`` = the CVX codes it covers); choosing one
+fills the VIS date. "Added erroneously" hides an entry without removing it (OpenEMR).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from starlette.routing import Route
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import (
+    choices,
     encounter_on,
     encounters_of,
     login_users,
@@ -44,6 +47,9 @@ def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
     site = site_of(request)
     cvx = list(db.scalars(select(Code).where(Code.code_type == "CVX", Code.active == 1)
                           .order_by(Code.code_text)))
+    vis = [(o.option_id, f"{o.title} (edition {o.notes})", o.notes or "",
+            {c.removeprefix("CVX:") for c in (o.codes or "").split(";") if c})
+           for o in options(db, "vis_edition")]
     return {
         "patient": site.select_patient(request, db, pid), "imm": None,
         "cvx": [(c.code, f"{c.code} - {c.code_text}") for c in cvx],
@@ -53,9 +59,11 @@ def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
         "units": [(o.option_id, o.title) for o in options(db, "drug_units")] or [("mL", "mL")],
         "users": [(str(u.id), user_name(u)) for u in login_users(db)],
         "providers": [(str(u.id), user_name(u)) for u in providers(db)],
-        "completion": COMPLETION, "sources": SOURCES,
+        "completion": choices(db, "Immunization_Completion_Status", COMPLETION),
+        "sources": choices(db, "immunization_informationsource", SOURCES),
         "encounters": [(str(e.encounter), f"{e.date.strftime('%Y-%m-%d')} - "
                         f"{(e.reason or '')[:40]}") for e in encounters_of(db, pid)[:12]],
+        "vis": vis, "vis_choices": [(key, title) for key, title, *_ in vis],
     }
 
 
@@ -77,7 +85,7 @@ def read_immunization(f: FieldReader, ctx: dict, now: dt.datetime) -> dict[str, 
         f.fail("administered_date", "Date administered is not a plausible date.")
     v["administered_date"] = when
     completed = f.choice("completion_status", "Completion status",
-                         [k for k, _ in COMPLETION], required=True)
+                         [k for k, _ in ctx["completion"]], required=True)
     v["completion_status"] = completed
     given = completed in ("Completed", "Partially Administered")
     v["amount_administered"] = f.number("amount_administered", "Amount administered",
@@ -102,10 +110,26 @@ def read_immunization(f: FieldReader, ctx: dict, now: dt.datetime) -> dict[str, 
     v["ordering_provider"] = int(ordering) if ordering else None
     v["vis_date"] = f.date("vis_date", "VIS edition date", earliest=dt.date(1990, 1, 1),
                            latest=now.date())
+    statement = f.choice("vis_edition", "VIS statement", [k for k, *_ in ctx["vis"]])
+    if statement:
+        _, _, edition, covers = next(x for x in ctx["vis"] if x[0] == statement)
+        try:
+            edition_date = dt.date.fromisoformat(edition)
+        except ValueError:
+            edition_date = None
+        if v["cvx_code"] and covers and v["cvx_code"] not in covers:
+            f.fail("vis_edition", f"This statement does not cover CVX {v['cvx_code']}; choose "
+                                  "the VIS for this vaccine.")
+        elif v["vis_date"] is None and "vis_date" not in f.errors:
+            v["vis_date"] = edition_date
+        elif edition_date and v["vis_date"] and v["vis_date"] != edition_date:
+            f.fail("vis_date", f"The chosen statement's edition is {edition}; clear this date "
+                               "or correct it.")
     v["education_date"] = f.date("education_date", "Date VIS given",
                                  earliest=dt.date(1990, 1, 1), latest=now.date())
     v["information_source"] = f.choice("information_source", "Information source",
-                                       [k for k, _ in SOURCES]) or "new_immunization_record"
+                                       [k for k, _ in ctx["sources"]]) \
+        or "new_immunization_record"
     v["consent_obtained"] = 1 if f.checkbox("consent_obtained") else 0
     v["refusal_reason"] = f.text("refusal_reason", "Refusal reason", max_len=255)
     v["note"] = f.text("note", "Notes", max_len=2000)

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.requests import login_required, posted_form
-from portal_web.ehr.chart import issues_of, not_found, options
+from portal_web.ehr.chart import choices, issues_of, not_found, options
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import Lists
 
@@ -58,7 +58,8 @@ def _form_context(db, request: Request, pid: int, kind: str) -> dict:  # noqa: A
         "kind_title": SINGULAR[kind], "reactions": [(o.option_id, o.title)
                                                     for o in options(db, "reaction")],
         "severities": [(o.option_id, o.title) for o in options(db, "severity_ccda")],
-        "verifications": VERIFICATION, "outcomes": OUTCOMES, "issue": None,
+        "verifications": choices(db, "allergyintolerance-verification", VERIFICATION),
+        "outcomes": OUTCOMES, "issue": None,
         "common": COMMON_ALLERGIES if kind == "allergy" else [],
     }
 
@@ -115,7 +116,7 @@ def read_issue(f, kind: str, ctx: dict, today: dt.date) -> dict:  # noqa: ANN001
     outcome = f.choice("outcome", "Outcome", [k for k, _ in OUTCOMES])
     values["outcome"] = int(outcome or 0)
     values["verification"] = f.choice("verification", "Verification",
-                                      [k for k, _ in VERIFICATION])
+                                      [k for k, _ in ctx["verifications"]])
     if kind == "allergy":
         values["reaction"] = f.choice("reaction", "Reaction", [k for k, _ in ctx["reactions"]])
         values["severity_al"] = f.choice("severity_al", "Severity",

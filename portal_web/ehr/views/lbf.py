@@ -17,7 +17,7 @@ from portal_web.common.forms import FORM_ERROR
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import encounter_or_404, not_found
 from portal_web.ehr.esign import signature_state
-from portal_web.ehr.layouts import Layout, grid_field_ids, grid_totals, load_layout, read_values
+from portal_web.ehr.layouts import Layout, grid_field_ids, load_layout, read_values
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import Form, LbfData
 
@@ -43,7 +43,7 @@ def _context(db, request: Request, pid: int, number: int, formdir: str) -> dict:
     layout = _layout(db, formdir, pid)
     return {"patient": site.select_patient(request, db, pid, enc), "enc": enc,
             "layout": layout, "grid_ids": grid_field_ids(layout), "form_row": None,
-            "locked": False, "totals": {}}
+            "locked": False}
 
 
 def _lbf_form(db, pid: int, number: int, formdir: str, form_id: int) -> Form:  # noqa: ANN001
@@ -75,7 +75,6 @@ async def lbf_page(request: Request) -> Response:
         else:
             stored = {f.id: f.option.default_value or "" for f in ctx["layout"].fields}
     ctx["values"] = _as_values(ctx["layout"], stored)
-    ctx["totals"] = grid_totals(ctx["layout"], stored)
     return site.render(request, "lbf.html", ctx,
                        tab=Tab("enc", ctx["layout"].title, here(request)))
 
@@ -103,7 +102,7 @@ async def lbf_save(request: Request) -> Response:
         if f.ok and not any(values.values()):
             f.fail(FORM_ERROR, "The form is empty: fill in at least one field.")
         if not f.ok:
-            ctx.update(values=f.raw, errors=f.errors, totals=grid_totals(layout, {}))
+            ctx.update(values=f.raw, errors=f.errors)
             return site.render(request, "lbf.html", ctx)
         with site.writer(request) as db:
             if form is None:

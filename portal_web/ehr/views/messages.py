@@ -12,13 +12,13 @@ from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form
-from portal_web.ehr.chart import login_users, not_found, options, user_name
+from portal_web.ehr.chart import choices, login_users, not_found, options, user_name
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import EhrTask, PatientData, Pnote, User
 
 guard = login_required("/login")
-MESSAGE_STATUSES = ["New", "Read", "Forwarded", "Done"]
-TASK_STATUSES = ["Open", "In progress", "Pending info", "Done"]
+MESSAGE_STATUSES = [(s, s) for s in ("New", "Read", "Forwarded", "Done")]
+TASK_STATUSES = [(s, s) for s in ("Open", "In progress", "Pending info", "Done")]
 PRIORITIES = ["Normal", "High"]
 DEFAULT_NOTE_TYPES = ["Unassigned", "Chart Note", "Insurance", "Prior Auth", "Lab Results",
                       "Patient Reminders", "Other"]
@@ -90,7 +90,8 @@ async def patient_messages(request: Request) -> Response:
 def _message_context(db) -> dict[str, Any]:  # noqa: ANN001
     return {"types": [(t, t) for t in _note_types(db)],
             "users": [(u.username, user_name(u)) for u in login_users(db)],
-            "statuses": [(s, s) for s in MESSAGE_STATUSES], "note": None, "patient_row": None}
+            "statuses": choices(db, "message_status", MESSAGE_STATUSES), "note": None,
+            "patient_row": None}
 
 
 @guard
@@ -136,7 +137,8 @@ async def message_save(request: Request) -> Response:
                     PatientData.pid == note.pid)) if note.pid else None
             recipient = f.choice("assigned_to", "To", [k for k, _ in ctx["users"]],
                                  required=True)
-            status = f.choice("message_status", "Status", MESSAGE_STATUSES, required=True)
+            status = f.choice("message_status", "Status", [k for k, _ in ctx["statuses"]],
+                              required=True)
             if note is None:
                 title = f.choice("title", "Type", [k for k, _ in ctx["types"]], required=True)
                 patient = _patient_by_mrn(db, f, "mrn", required=False)
@@ -175,7 +177,7 @@ async def message_save(request: Request) -> Response:
 # -- tasks ------------------------------------------------------------------------------
 def _task_context(db) -> dict[str, Any]:  # noqa: ANN001
     return {"users": [(str(u.id), user_name(u)) for u in login_users(db)],
-            "statuses": [(s, s) for s in TASK_STATUSES],
+            "statuses": choices(db, "task_status", TASK_STATUSES),
             "priorities": [(s, s) for s in PRIORITIES], "task": None}
 
 
@@ -203,7 +205,7 @@ def read_task(db, f: FieldReader, ctx: dict, today: dt.date) -> dict[str, Any]: 
         "pid": patient.pid if patient else None,
         "subject": f.text("subject", "Subject", required=True, max_len=255),
         "body": f.text("body", "Details", max_len=10_000),
-        "status": f.choice("status", "Status", TASK_STATUSES, required=True),
+        "status": f.choice("status", "Status", [k for k, _ in ctx["statuses"]], required=True),
         "priority": f.choice("priority", "Priority", PRIORITIES, required=True),
         "reference": f.text("reference", "Reference", max_len=100),
         "due_date": f.date("due_date", "Due date", earliest=today - dt.timedelta(days=365),

@@ -20,7 +20,14 @@ from starlette.routing import Route
 
 from portal_web.common.forms import FORM_ERROR, FieldReader
 from portal_web.common.requests import login_required, posted_form
-from portal_web.ehr.chart import encounter_on, encounters_of, not_found, providers, user_name
+from portal_web.ehr.chart import (
+    choices,
+    encounter_on,
+    encounters_of,
+    not_found,
+    providers,
+    user_name,
+)
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import (
     Form,
@@ -81,7 +88,8 @@ def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
     return {
         "patient": site.select_patient(request, db, pid), "order": None, "codes": [],
         "labs": [(str(lab.ppid), lab.name) for lab in labs], "lab_rows": labs,
-        "tests": tests, "priorities": PRIORITIES, "statuses": STATUSES, "fasting": FASTING,
+        "tests": tests, "priorities": choices(db, "ord_priority", PRIORITIES),
+        "statuses": choices(db, "ord_status", STATUSES), "fasting": FASTING,
         "providers": [(str(u.id), user_name(u)) for u in providers(db)],
         "encounters": [(str(e.encounter), f"{e.date.strftime('%Y-%m-%d')} - "
                         f"{(e.reason or '')[:40]}") for e in encounters],
@@ -105,8 +113,8 @@ def read_order(f: FieldReader, ctx: dict, now: dt.datetime) -> dict[str, Any]:
         f.fail("date_collected", "The scheduled collection is in the past; choose a date "
                                  "and time from now on.")
     v["scheduled_date"] = v["date_collected"]
-    v["order_priority"] = f.choice("order_priority", "Priority", [k for k, _ in PRIORITIES],
-                                   required=True)
+    v["order_priority"] = f.choice("order_priority", "Priority",
+                                   [k for k, _ in ctx["priorities"]], required=True)
     v["specimen_fasting"] = f.choice("specimen_fasting", "Fasting", [k for k, _ in FASTING],
                                      required=True)
     v["patient_instructions"] = f.text("patient_instructions", "Patient instructions",

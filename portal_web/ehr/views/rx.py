@@ -77,10 +77,13 @@ def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
 
 
 def _defaults(ctx: dict, request: Request) -> dict[str, str]:
+    """A new prescription: today, the user as prescriber (else the patient's PCP), the
+    patient's preferred pharmacy."""
     site = site_of(request)
     user = user_of(request)
-    provider = str(user.user_id) if any(k == str(user.user_id) for k, _ in ctx["providers"]) \
-        else (ctx["providers"][0][0] if ctx["providers"] else "")
+    ids = {k for k, _ in ctx["providers"]}
+    pcp = str(ctx["patient"].patient.providerID or "")
+    provider = str(user.user_id) if str(user.user_id) in ids else (pcp if pcp in ids else "")
     return {"start_date": site.today().isoformat(), "provider_id": provider,
             "pharmacy_id": str(ctx["preferred_pharmacy"] or ""), "refills": "0",
             "substitute": "1", "active": "1", "medication": "1",

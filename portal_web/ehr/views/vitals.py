@@ -18,13 +18,14 @@ from starlette.routing import Route
 from portal_web.common.forms import FORM_ERROR, FieldReader
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr import units
-from portal_web.ehr.chart import encounter_or_404, not_found
+from portal_web.ehr.chart import choices, encounter_or_404, not_found
 from portal_web.ehr.esign import signature_state
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import Form, FormVitals
 
 guard = login_required("/login")
-TEMP_METHODS = ["Oral", "Tympanic", "Axillary", "Temporal", "Rectal"]
+TEMP_METHODS = [("Oral", "Oral"), ("Tympanic", "Tympanic"), ("Axillary", "Axillary"),
+                ("Temporal", "Temporal Artery")]
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ SINGLE = [  # column, label, unit, low, high, decimals
 ]
 
 
-def read_vitals(f: FieldReader, now: dt.datetime) -> dict[str, object]:
+def read_vitals(f: FieldReader, now: dt.datetime,
+                temp_methods: list[tuple[str, str]] = TEMP_METHODS) -> dict[str, object]:
     """Validated column values of a vitals row (empty numerics as 0, as OpenEMR stores)."""
     values: dict[str, object] = {}
     for pair in PAIRED:
@@ -113,7 +115,8 @@ def read_vitals(f: FieldReader, now: dt.datetime) -> dict[str, object]:
     for column, label, unit, low, high, decimals in SINGLE:
         number = f.number(column, label, unit=unit, low=low, high=high, decimals=decimals)
         values[column] = number or 0.0
-    values["temp_method"] = f.choice("temp_method", "Temperature location", TEMP_METHODS)
+    values["temp_method"] = f.choice("temp_method", "Temperature location",
+                                     [k for k, _ in temp_methods])
     values["note"] = f.text("note", "Other notes", max_len=2000)
     values["date"] = _when(f, now)
     bmi = units.bmi(values["weight"], values["height"])  # type: ignore[arg-type]
@@ -165,7 +168,7 @@ def _context(db, request: Request, pid: int, number: int) -> dict:  # noqa: ANN0
                                                        FormVitals.activity == 1)
                               .order_by(FormVitals.date.desc()).limit(3)))
     return {"patient": header, "enc": enc, "paired": PAIRED, "single": SINGLE,
-            "temp_methods": [(m, m) for m in TEMP_METHODS], "history": history}
+            "temp_methods": choices(db, "temp_locations", TEMP_METHODS), "history": history}
 
 
 def _ids(request: Request) -> tuple[int, int]:
@@ -226,7 +229,7 @@ async def save_vitals(request: Request) -> Response:
                 if signature_state(db, form).locked:
                     f.fail(FORM_ERROR, "This vitals form is signed and locked; it cannot be "
                                        "changed. Add a new Vitals form instead.")
-        values = read_vitals(f, site.now())
+        values = read_vitals(f, site.now(), ctx["temp_methods"])
         if not f.ok:
             ctx.update(values=f.raw, errors=f.errors, form_row=form)
             return site.render(request, "vitals.html", ctx)

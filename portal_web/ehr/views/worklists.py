@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form
-from portal_web.ehr.chart import not_found, providers, user_name
+from portal_web.ehr.chart import choices, not_found, providers, user_name
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from portal_web.ehr.views.procedures import parse_diagnoses
 from sandbox.stores.ehr import (
@@ -26,11 +26,19 @@ from sandbox.stores.ehr import (
 )
 
 guard = login_required("/login")
-ITEM_STATUSES = ["New", "In progress", "Pending info", "Done"]
-OUTCOMES = ["submitted", "no PA needed", "held", "approved", "partially approved", "denied",
-            "pended", "cancelled"]
-AUTH_STATUSES = ["Not submitted", "Submitted", "Pended", "Approved", "Partially approved",
-                 "Denied", "Cancelled"]
+ITEM_STATUSES = [(s, s) for s in ("New", "In progress", "Pending info", "Done")]
+OUTCOMES = [("submitted", "Submitted to payer"), ("no_pa_required", "No PA required"),
+            ("held", "Held - task sent to provider"), ("approved", "Approved"),
+            ("denied", "Denied"), ("pended", "Pended")]
+AUTH_STATUSES = [(s, s) for s in ("Not submitted", "Submitted", "Pended", "Approved",
+                                  "Partially approved", "Denied", "Cancelled")]
+
+
+def _lists(db) -> dict[str, list[tuple[str, str]]]:  # noqa: ANN001
+    """The PA desk's coded lists (seeded as list_options; defaults otherwise)."""
+    return {"statuses": choices(db, "pa_item_status", ITEM_STATUSES),
+            "outcomes": choices(db, "pa_outcome", OUTCOMES),
+            "auth_statuses": choices(db, "pa_auth_status", AUTH_STATUSES)}
 CODE = re.compile(r"^([0-9]{4}[0-9AFMTU]|[A-Z][0-9]{4})$")
 REFERENCE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._/#:-]{0,59}$")
 
@@ -44,8 +52,9 @@ async def worklists(request: Request) -> Response:
         counts = {(wl, st): n for wl, st, n in db.execute(
             select(PaWorklistItem.worklist_id, PaWorklistItem.status, func.count())
             .group_by(PaWorklistItem.worklist_id, PaWorklistItem.status))}
+        statuses = _lists(db)["statuses"]
     return site.render(request, "worklists.html", {"lists": lists, "counts": counts,
-                                                   "statuses": ITEM_STATUSES},
+                                                   "statuses": statuses},
                        tab=Tab("pwl", "PA Worklists", "/pa/worklists"))
 
 
@@ -60,7 +69,7 @@ def _worklist_context(db, wl_id: int) -> dict[str, Any]:  # noqa: ANN001
             "payers": {p.id: p for p in db.scalars(select(InsuranceCompany))},
             "users": {u.id: u for u in db.scalars(select(User))},
             "auths": {a.id: a for a in db.scalars(select(PriorAuthorization))},
-            "statuses": ITEM_STATUSES, "outcomes": OUTCOMES, "errors_for": None}
+            **_lists(db), "errors_for": None}
 
 
 @guard
@@ -87,8 +96,9 @@ async def worklist_item_save(request: Request) -> Response:
                 raise not_found(f"Worklist item {item_id}")
             ctx = _worklist_context(db, item.worklist_id)
         values = {
-            "status": f.choice("status", "Status", ITEM_STATUSES, required=True),
-            "outcome": f.choice("outcome", "Outcome", OUTCOMES),
+            "status": f.choice("status", "Status", [k for k, _ in ctx["statuses"]],
+                               required=True),
+            "outcome": f.choice("outcome", "Outcome", [k for k, _ in ctx["outcomes"]]),
             "reference": f.text("reference", "Reference", max_len=60),
             "note": f.text("note", "Note", max_len=2000),
         }
@@ -113,7 +123,7 @@ def _auth_context(db) -> dict[str, Any]:  # noqa: ANN001
     return {"payers": [(str(p.id), p.name) for p in db.scalars(
         select(InsuranceCompany).where(InsuranceCompany.inactive == 0))],
         "providers": [(str(u.id), user_name(u)) for u in providers(db)],
-        "statuses": [(s, s) for s in AUTH_STATUSES], "auth": None}
+        "statuses": _lists(db)["auth_statuses"], "auth": None}
 
 
 @guard
@@ -123,12 +133,13 @@ async def all_authorizations(request: Request) -> Response:
     with site.reader() as db:
         stmt = select(PriorAuthorization, PatientData).join(
             PatientData, PatientData.pid == PriorAuthorization.pid)
-        if status in AUTH_STATUSES:
+        statuses = _lists(db)["auth_statuses"]
+        if status in dict(statuses):
             stmt = stmt.where(PriorAuthorization.status == status)
         rows = db.execute(stmt.order_by(PriorAuthorization.date.desc())).all()
         payers = {p.id: p.name for p in db.scalars(select(InsuranceCompany))}
     return site.render(request, "authorizations.html", {
-        "rows": rows, "payers": payers, "status": status, "statuses": AUTH_STATUSES,
+        "rows": rows, "payers": payers, "status": status, "statuses": statuses,
         "patient": None}, tab=Tab("pau", "Authorizations", here(request)))
 
 
@@ -141,9 +152,10 @@ async def patient_authorizations(request: Request) -> Response:
         rows = [(a, header.patient) for a in db.scalars(select(PriorAuthorization).where(
             PriorAuthorization.pid == pid).order_by(PriorAuthorization.date.desc()))]
         payers = {p.id: p.name for p in db.scalars(select(InsuranceCompany))}
+        statuses = _lists(db)["auth_statuses"]
     p = header.patient
     return site.render(request, "authorizations.html", {
-        "rows": rows, "payers": payers, "status": "", "statuses": AUTH_STATUSES,
+        "rows": rows, "payers": payers, "status": "", "statuses": statuses,
         "patient": header}, tab=Tab("pat", f"{p.lname}, {p.fname}", here(request)))
 
 
@@ -159,7 +171,7 @@ def read_authorization(f: FieldReader, ctx: dict, today: dt.date) -> dict[str, A
     v["diagnosis"] = parse_diagnoses(f, "diagnosis", "Diagnosis", required=False)
     provider = f.choice("provider_id", "Ordering provider", [k for k, _ in ctx["providers"]])
     v["provider_id"] = int(provider) if provider else None
-    v["status"] = f.choice("status", "Status", AUTH_STATUSES, required=True)
+    v["status"] = f.choice("status", "Status", [k for k, _ in ctx["statuses"]], required=True)
     reference = f.text("portal_reference", "Payer reference", max_len=60)
     if reference and not REFERENCE.match(reference):
         f.fail("portal_reference", "Payer reference: use letters, digits and - . / # : only.")

@@ -1,0 +1,149 @@
+"""Test support for the web EHR: seeded runs, a logged-in browser-like client, audit reads.
+
+Runs are seeded once per task (``seed_task`` into a per-session cache) and copied for each
+test, so every test starts from the task's exact seeded state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from portal_web import create_app
+from sandbox.catalog import load_catalog
+from sandbox.seeding import seed_task
+
+HOST = "http://emr.clinic.test"
+PASSWORDS = {"dr.osei": "Riverside!Osei26", "nurse.kelly": "Riverside!Kelly26",
+             "pa.coord": "Riverside!Coord26"}
+TOKEN = re.compile(r'name="(csrf_token|form_token)" value="([^"]+)"')
+FEEDBACK = re.compile(r'class="invalid-feedback"[^>]*>([^<]+)<')
+CATALOG = load_catalog()
+
+
+PA_DESK = """
+prior_authorizations:
+  - {id: 5001, pid: 120, date: "2026-10-12 09:00:00", payer_id: 1, service: "MRI lumbar spine w/o contrast", cpt: "72148", diagnosis: "ICD10:M54.16", provider_id: 10, status: "Submitted", portal_reference: "ACM-PA-118204", submitted_date: "2026-10-12", init_units: 1}
+  - {id: 5002, pid: 115, date: "2026-10-14 09:00:00", payer_id: 1, service: "Knee arthroscopy", cpt: "29881", provider_id: 20, status: "Not submitted"}
+pa_worklist_items:
+  - {id: 5001, worklist_id: 1, seq: 1, pid: 120, service: "MRI lumbar spine w/o contrast", cpt: "72148", category: "imaging", payer_id: 1, provider_id: 10, authorization_id: 5001, status: "In progress", outcome: "submitted", reference: "ACM-PA-118204"}
+  - {id: 5002, worklist_id: 2, seq: 1, pid: 115, service: "Knee arthroscopy", cpt: "29881", category: "procedure", payer_id: 1, provider_id: 20, authorization_id: 5002, date_of_service: "2026-11-02"}
+ehr_tasks:
+  - {id: 5001, pid: 115, assigned_to: 20, created_by: 12, subject: "Sign knee arthroscopy order", status: "Open", created: "2026-10-15 10:00:00"}
+pnotes:
+  - {id: 5001, date: "2026-10-16 11:00:00", body: "Acme asked for the last two PT notes.", pid: 115, user: "pa.coord", title: "Prior Auth", assigned_to: "dr.osei", message_status: "New"}
+medication_administration:
+  - {id: 5001, pid: 111, drug: "denosumab 60 mg/mL prefilled syringe", hcpcs_code: "J0897", dose: 60, dose_unit: "mg", billing_units: 60, route: "SC", site: "abdomen", administered_at: "2026-09-03 10:15:00", administered_by: 11}
+"""
+
+
+def add_rows(run_dir: Path, rows_yaml: str) -> None:
+    """Insert extra rows (as seed rows) into a run's ehr store before the app starts."""
+    from sandbox.clock import SandboxClock
+    from sandbox.seeding import load_rows
+    from sandbox.stores import open_store
+
+    path = run_dir / "extra_rows.yaml"
+    path.write_text(rows_yaml)
+    store = open_store("ehr", run_dir / "stores" / "ehr.sqlite",
+                       SandboxClock.load(run_dir / "clock.json"))
+    try:
+        load_rows(store, path)
+    finally:
+        store.dispose()
+
+
+class SeedCache:
+    """Seeds each (task, variant) once into ``root`` and hands out fresh copies."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.count = 0
+
+    def run(self, alias: str, variant: str | None = None) -> Path:
+        key = f"{alias}-{variant or 'default'}"
+        template = self.root / "templates" / key
+        if not template.exists():
+            seed_task(CATALOG.get(alias), variant, template)
+        self.count += 1
+        copy = self.root / "runs" / f"{key}-{self.count}"
+        shutil.copytree(template, copy)
+        return copy
+
+
+def tokens(html: str) -> dict[str, str]:
+    """The CSRF and one-time form tokens of the first form on a page."""
+    found: dict[str, str] = {}
+    for name, value in TOKEN.findall(html):
+        found.setdefault(name, value)
+    return found
+
+
+def form_tokens_for(html: str, action: str) -> dict[str, str]:
+    """The tokens of the form posting to ``action``."""
+    start = html.find(f'action="{action}"')
+    assert start >= 0, f"no form posts to {action}"
+    return tokens(html[start:])
+
+
+def feedback(html: str) -> list[str]:
+    return FEEDBACK.findall(html)
+
+
+@dataclass
+class Ehr:
+    """A TestClient on one run, with helpers for forms."""
+
+    client: TestClient
+    run_dir: Path
+
+    def login(self, username: str = "dr.osei", password: str | None = None) -> None:
+        page = self.client.get("/login")
+        response = self.client.post("/login", data={
+            **tokens(page.text), "authUser": username,
+            "clearPass": password or PASSWORDS[username]}, follow_redirects=False)
+        assert response.status_code == 303, response.text[:500]
+
+    def submit(self, page_url: str, data: dict[str, str], action: str | None = None,
+               follow: bool = False):  # noqa: ANN201 - httpx.Response
+        """GET the page, POST its form (with its tokens) to ``action`` (default: the page)."""
+        page = self.client.get(page_url)
+        assert page.status_code == 200, page.text[:500]
+        target = action or page_url.split("?")[0]
+        return self.client.post(target, data={**form_tokens_for(page.text, target), **data},
+                                follow_redirects=follow)
+
+    # -- store reads (read-only, straight from SQLite) -----------------------------------
+    def query(self, sql: str, *params: object) -> list[tuple]:
+        conn = sqlite3.connect(f"file:{self.run_dir / 'stores' / 'ehr.sqlite'}?mode=ro",
+                               uri=True)
+        try:
+            return conn.execute(sql, params).fetchall()
+        finally:
+            conn.close()
+
+    def audit_mark(self) -> int:
+        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+
+    def audit_since(self, mark: int) -> list[dict]:
+        rows = self.query("select channel, episode_id, actor, action, table_name, row_pk, after "
+                          "from audit_log where id > ? order by id", mark)
+        return [{"channel": c, "episode_id": e, "actor": a, "action": act, "table": t,
+                 "pk": json.loads(pk), "after": json.loads(after) if after else None}
+                for c, e, a, act, t, pk, after in rows]
+
+
+def make_client(run_dir: Path, episode_id: str = "ep-test") -> Ehr:
+    app = create_app({"run_dir": run_dir, "episode_id": episode_id, "sites": ["ehr"]})
+    return Ehr(TestClient(app, base_url=HOST), run_dir)
+
+
+def changes(entries: list[dict]) -> list[tuple[str, str]]:
+    """(action, table) of audit entries, in order."""
+    return [(e["action"], e["table"]) for e in entries]
