@@ -1,0 +1,1 @@
+"""Qt item models over the services' data (tested as models, without views)."""

@@ -1,0 +1,125 @@
+"""Clinical decision support where the tasks touch it.
+
+- duplicate-order warning: same orderable, or same generic drug, already active or pending;
+- weight-based dose helper: dose from the charted (dosing) weight, e.g. enoxaparin 1 mg/kg;
+- sliding-scale validation: ranges ascending, contiguous, no overlaps, sane units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from desktop_ehr.services.catalog import Orderable, Reference
+from desktop_ehr.services.orders import OrderDraft, ScaleBand
+from desktop_ehr.services.parsing import format_datetime, format_number
+from desktop_ehr.session import EhrContext
+
+MAX_GLUCOSE = 1000
+MAX_SCALE_UNITS = 50.0
+
+
+@dataclass(frozen=True)
+class DuplicateHit:
+    """An order the new one duplicates (``where`` is 'active' or 'pending')."""
+
+    order_name: str
+    details: str
+    where: str
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.order_name} ({self.details}) — {self.where}; {self.reason}"
+
+
+def _same_drug(a: Orderable | None, b: Orderable | None) -> bool:
+    return bool(a and b and a.generic_name and a.generic_name == b.generic_name)
+
+
+def duplicate_orders(ctx: EhrContext, patient_id: int, draft: OrderDraft, ref: Reference,
+                     pending: list[OrderDraft] = ()) -> list[DuplicateHit]:
+    """Active or pending orders the draft duplicates (empty when none)."""
+    from desktop_ehr.services.chart_lists import order_details_text
+    from desktop_ehr.services.orders import describe
+
+    new = ref.orderables.get(draft.orderable_id)
+    hits: list[DuplicateHit] = []
+    m = ctx.models
+    with ctx.reader() as s:
+        for order in s.scalars(select(m.Order).where(m.Order.patient_id == patient_id,
+                                                     m.Order.status.in_(("signed", "held")))):
+            same = order.orderable_id == draft.orderable_id
+            if same or _same_drug(new, ref.orderables.get(order.orderable_id)):
+                since = f"signed {format_datetime(order.signed_at)}" if order.signed_at else ""
+                hits.append(DuplicateHit(
+                    order.order_name, order_details_text(order) or "no details",
+                    f"active order{', ' + since if since else ''}" if order.status == "signed"
+                    else "held order",
+                    "same order" if same else f"same drug ({new.generic_name})"))
+    for other in pending:
+        if other is draft:
+            continue
+        same = other.orderable_id == draft.orderable_id
+        if same or _same_drug(new, ref.orderables.get(other.orderable_id)):
+            hits.append(DuplicateHit(other.order_name, describe(other, ref) or "no details",
+                                     "pending order (not yet signed)",
+                                     "same order" if same else f"same drug ({new.generic_name})"))
+    return hits
+
+
+def weight_based_dose(per_kg: float, weight_kg: float) -> float:
+    """Dose = per-kg dose × dosing weight, to one decimal (the helper's proposal)."""
+    if per_kg <= 0 or weight_kg <= 0:
+        raise ValueError("dose per kg and weight must be positive")
+    return round(per_kg * weight_kg, 1)
+
+
+def weight_helper_text(orderable: Orderable, weight_kg: float | None,
+                       weight_date=None) -> str:
+    """The helper's line: 'Dosing weight 92 kg (10/14/2026) · 1 mg/kg → 92 mg'."""
+    if weight_kg is None:
+        return "No dosing weight on file: record a weight before using a weight-based dose."
+    when = f" ({format_datetime(weight_date)[:10]})" if weight_date else ""
+    text = f"Dosing weight {format_number(weight_kg)} kg{when}"
+    if orderable.weight_based_dose:
+        dose = weight_based_dose(orderable.weight_based_dose, weight_kg)
+        unit = (orderable.weight_based_unit or "mg/kg").split("/")[0]
+        text += (f" · {format_number(orderable.weight_based_dose)} "
+                 f"{orderable.weight_based_unit or 'mg/kg'} = {format_number(dose)} {unit}")
+    return text
+
+
+def scale_problems(bands: list[ScaleBand]) -> list[str]:
+    """What is wrong with a correctional scale (empty when it is usable)."""
+    if not bands:
+        return ["A sliding scale needs at least one range."]
+    problems: list[str] = []
+    for i, band in enumerate(bands, start=1):
+        label = f"Range {i} ({band.range_text})"
+        if band.low is None and band.high is None:
+            problems.append(f"{label}: give a low or a high glucose value.")
+        for value in (band.low, band.high):
+            if value is not None and not 0 <= value <= MAX_GLUCOSE:
+                problems.append(f"{label}: glucose {value} is outside 0-{MAX_GLUCOSE} mg/dL.")
+        if band.low is not None and band.high is not None and band.low > band.high:
+            problems.append(f"{label}: low {band.low} is above high {band.high}.")
+        if not 0 <= band.units <= MAX_SCALE_UNITS:
+            problems.append(f"{label}: {format_number(band.units)} units is outside "
+                            f"0-{format_number(MAX_SCALE_UNITS)}.")
+        if band.low is None and i != 1:
+            problems.append(f"{label}: only the first range may be open below.")
+        if band.high is None and i != len(bands):
+            problems.append(f"{label}: only the last range may be open above.")
+    for i in range(1, len(bands)):
+        prev, cur = bands[i - 1], bands[i]
+        if prev.high is None or cur.low is None:
+            continue
+        if cur.low <= prev.high:
+            problems.append(f"Ranges {i} and {i + 1} overlap ({prev.range_text} and "
+                            f"{cur.range_text}).")
+        elif cur.low != prev.high + 1:
+            problems.append(f"Ranges {i} and {i + 1} leave a gap: {prev.high + 1}-{cur.low - 1} "
+                            "mg/dL has no dose.")
+    return problems
