@@ -118,6 +118,9 @@ async def transaction_save(request: Request) -> Response:
             header = site.select_patient(request, db, pid)
             row = _transaction(db, pid, int(raw)) if raw is not None else None
             kind = row.title if row is not None else (f.raw.get("type") or "LBTref")[:44]
+            if kind not in dict(transaction_types(db)):
+                f.fail(FORM_ERROR, "Unknown transaction type; reload the page and try again.")
+                kind = "LBTref"
             layout = _layout(db, kind, pid)
         values = read_values(layout, f)
         if f.ok and not any(values.values()):
