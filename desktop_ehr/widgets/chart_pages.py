@@ -77,10 +77,10 @@ class RecordPage(QWidget):
         for col, width in (widths or {}).items():
             self.table.setColumnWidth(col, width)
         if stretch is not None:
-            header = self.table.horizontalHeader()
-            header.setStretchLastSection(False)
-            header.setSectionResizeMode([k for k, _ in columns].index(stretch),
-                                        QHeaderView.ResizeMode.Stretch)
+            columns_header = self.table.horizontalHeader()
+            columns_header.setStretchLastSection(False)
+            columns_header.setSectionResizeMode([k for k, _ in columns].index(stretch),
+                                                QHeaderView.ResizeMode.Stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

@@ -42,7 +42,7 @@ class InboxPage(QWidget):
         self.table = table_view(f"{name}.messages", f"{vocab.inbox} messages", self.model)
         for col, width in enumerate((55, 115, 170, 130)):
             self.table.setColumnWidth(col, width)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._show())
         self.body = named(QPlainTextEdit(), f"{name}.body", "Message text")
         self.body.setReadOnly(True)
         self.done = button("✔ Done", f"{name}.done", "Mark message done", slot=self._done)

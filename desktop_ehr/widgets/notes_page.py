@@ -156,7 +156,7 @@ class NotesPage(QWidget):
         self.table = table_view(f"{name}.list", "Notes", self.model)
         for col, width in enumerate((85, 120, 200, 140, 70)):
             self.table.setColumnWidth(col, width)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._show())
         self.viewer = named(QPlainTextEdit(), f"{name}.viewer", "Note text")
         self.viewer.setReadOnly(True)
         self.header = named(QLabel("Select a note"), f"{name}.noteHeader", "Note header")
