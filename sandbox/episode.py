@@ -1,0 +1,732 @@
+"""An episode: one task, one variant, every process it needs, from seed to report.
+
+``Episode.start()`` seeds a run directory (unless given a seeded one), starts the sandbox
+clock, one ``portal_web`` server for all of the task's web systems, each published app (the
+desktop EHR) on its own display behind a pixel session in published mode, and the
+workstation — a display in desktop mode with the taskbar, the locked-down browser and, for
+desktop tasks, the Citrix Workspace receiver window. The workstation's pixel session is
+what agents and viewers connect to (``connection()``), and it records the trace.
+
+``reset()`` puts the stores back from ``seed/`` in place, empties Output/Downloads/fax, starts
+the clock again and brings the browser and each published app back to their start screen,
+restarting only what cannot be reset otherwise. ``finish()`` takes the final screenshot,
+closes the trace, extracts, grades and writes ``report.json``. ``stop()`` ends every process
+of the episode; an unexpected exit of any of them marks the episode failed, with the tail of
+its log, and stops the rest.
+
+The sandbox package imports the pixel-stream package here only, lazily, because an episode
+*is* the place where both meet; nothing else in ``sandbox`` depends on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.catalog import TaskSpec
+from sandbox.clock import SandboxClock, SharedClock
+from sandbox.seeding import check_variant, restore, seed_task, task_inputs
+from sandbox.workstation import Workstation, task_sites, task_tabs
+
+log = logging.getLogger(__name__)
+
+DESKTOP_SYSTEMS = ("hyperspace", "powerchart")
+EPISODE_SUBDIRS = ("home", "logs", "trace")
+ATTEMPT_FILES = ("trace", "report.json", "final.png", "extract", "result.json")
+Status = Literal["new", "starting", "running", "finishing", "finished", "failed", "stopped"]
+
+
+class EpisodeError(RuntimeError):
+    """The episode could not start, or was used in a state that does not allow it."""
+
+
+class EpisodeConfig(BaseModel):
+    """How episodes are run on this machine; unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    screen: tuple[int, int] = (1280, 800)
+    published_screen: tuple[int, int] = (1280, 720)
+    listen_host: str = "127.0.0.1"  # where pixel sessions listen (the hub may use 0.0.0.0)
+    chromium: str | None = None
+    record_screenshots: bool = False
+    start_timeout_s: float = Field(default=45.0, gt=0)
+    # system -> command of its published app; {python} {system} {run_dir} {inspector}
+    # {episode_id} are filled in. The desktop EHR is the default for both personas.
+    published_apps: dict[str, list[str]] = Field(default_factory=lambda: {
+        system: ["{python}", "-m", "desktop_ehr", "--persona", "{system}",
+                 "--run-dir", "{run_dir}", "--inspector-socket", "{inspector}"]
+        for system in DESKTOP_SYSTEMS})
+
+
+@dataclass
+class PublishedApp:
+    """A desktop app on its own display, streamed in published mode (the Citrix side)."""
+
+    system: str
+    display: Any
+    process: Any
+    session: Any
+    inspector: Path | None
+
+    @property
+    def connection(self) -> dict[str, str]:
+        return {"agent_url": self.session.agent_url, "token": self.session.token,
+                "viewer_url": self.session.url}
+
+
+@dataclass
+class EpisodeResult:
+    """What ``finish()`` hands back (one ``results.jsonl`` row plus the full report)."""
+
+    task: str
+    alias: str
+    variant: str
+    episode_id: str
+    status: str
+    score: float | None
+    duration_s: float
+    reset_s: float | None
+    steps: int
+    run_dir: str
+    report: dict[str, Any] | None = None
+    error: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        row = {k: v for k, v in self.__dict__.items() if k not in ("report",)}
+        if self.report is not None:
+            row["checks"] = [{k: c.get(k) for k in ("name", "percent", "status", "fraction")}
+                             for c in self.report.get("checks", [])]
+        return row
+
+
+def new_episode_id() -> str:
+    return "ep-" + secrets.token_hex(6)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+class Episode:
+    """One run of a task (see the module docstring for the lifecycle)."""
+
+    def __init__(self, spec: TaskSpec, variant: str | None = None, *,
+                 run_dir: Path | None = None, config: EpisodeConfig | None = None,
+                 episode_id: str | None = None):
+        self.spec = spec
+        self.variant = check_variant(spec, variant)
+        self.config = config or EpisodeConfig()
+        self.episode_id = episode_id or new_episode_id()
+        self._own_run_dir = run_dir is None
+        self.run_dir = Path(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="ehr-run-"))
+        self.status: Status = "new"
+        self.failure: str | None = None
+        self.token = secrets.token_urlsafe(24)
+        self.started_at: float | None = None
+        self.ready_s: float | None = None
+        self.last_reset_s: float | None = None
+        self.attempt = 1
+        self.portal: Any = None
+        self.portal_port: int | None = None
+        self.display: Any = None
+        self.session: Any = None
+        self.workstation: Workstation | None = None
+        self.apps: dict[str, PublishedApp] = {}
+        self._playwright: Any = None
+        self._sockets_dir: Path | None = None
+        self._watchdog: asyncio.Task | None = None
+        self._stopping = False
+        self._known_pids: set[int] = set()
+        self.listeners: list[Any] = []  # callables(episode) told about status changes
+
+    # -- facts ----------------------------------------------------------------------------
+    @property
+    def desktop_systems(self) -> list[str]:
+        return [s for s in self.spec.systems if s in DESKTOP_SYSTEMS]
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.run_dir / "logs"
+
+    @property
+    def clock_path(self) -> Path:
+        return self.run_dir / "clock.json"
+
+    def connection(self) -> dict[str, Any]:
+        """How an agent or a viewer reaches the workstation (and each published app)."""
+        if self.session is None:
+            raise EpisodeError(f"episode {self.episode_id} is not running ({self.status})")
+        return {
+            "episode_id": self.episode_id,
+            "agent_url": self.session.agent_url,
+            "token": self.session.token,
+            "viewer_url": self.session.url,
+            "screen": list(self.config.screen),
+            "published_apps": {s: a.connection for s, a in self.apps.items()},
+        }
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "episode_id": self.episode_id, "task": self.spec.id, "alias": self.spec.alias,
+            "variant": self.variant, "status": self.status, "failure": self.failure,
+            "run_dir": str(self.run_dir), "attempt": self.attempt,
+            "ready_s": self.ready_s, "last_reset_s": self.last_reset_s,
+        }
+
+    def _set_status(self, status: Status) -> None:
+        self.status = status
+        for listener in list(self.listeners):
+            try:
+                listener(self)
+            except Exception:  # noqa: BLE001 - a listener must not break the episode
+                log.exception("episode listener failed")
+
+    # -- start ----------------------------------------------------------------------------
+    async def start(self) -> Episode:
+        """Seed (if needed) and start every process; returns when the workstation is up."""
+        if self.status != "new":
+            raise EpisodeError(f"episode {self.episode_id} was already started")
+        self._set_status("starting")
+        started = time.monotonic()
+        try:
+            await asyncio.to_thread(self._prepare_run_dir)
+            await asyncio.wait_for(self._start_processes(), self.config.start_timeout_s)
+        except BaseException as exc:
+            reason = self.failure or _describe_error(exc)
+            await self.stop()
+            self.failure = reason
+            self._set_status("failed")
+            if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+                raise
+            raise EpisodeError(f"{self.spec.alias}: the episode did not start: {reason}") from exc
+        self.started_at = time.monotonic()
+        self.ready_s = self.started_at - started
+        self._watchdog = asyncio.create_task(self._watch(), name=f"watch-{self.episode_id}")
+        self._set_status("running")
+        return self
+
+    def _prepare_run_dir(self) -> None:
+        if not (self.run_dir / "run.json").exists():
+            seed_task(self.spec, self.variant, self.run_dir, episode_id=self.episode_id)
+        run = json.loads((self.run_dir / "run.json").read_text())
+        if run.get("task") != self.spec.id or run.get("variant") != self.variant:
+            raise EpisodeError(f"{self.run_dir} holds {run.get('task')} variant "
+                               f"{run.get('variant')}, not {self.spec.id} {self.variant}")
+        run["episode_id"] = self.episode_id
+        (self.run_dir / "run.json").write_text(json.dumps(run, indent=2) + "\n")
+        for sub in EPISODE_SUBDIRS:
+            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
+        pristine = self.run_dir / "home" / ".pristine-input"
+        if not pristine.exists():
+            shutil.copytree(self.run_dir / "input", pristine)
+        SandboxClock(start=self.spec.clock).run().save(self.clock_path)
+
+    async def _start_processes(self) -> None:
+        from playwright.async_api import async_playwright
+
+        from pixel_stream.display import Display
+
+        self._sockets_dir = Path(tempfile.mkdtemp(prefix="ehr-ep-"))
+        sites = task_sites(self.spec.systems)
+        width, height = self.config.screen
+
+        async def playwright():
+            self._playwright = await async_playwright().start()
+
+        async def workstation_display():
+            self.display = await asyncio.to_thread(Display(width, height).start)
+
+        await asyncio.gather(
+            self._start_portal(sites), playwright(), workstation_display(),
+            *(self._start_published_app(system) for system in self.desktop_systems))
+        await self._start_workstation(sites)
+
+    async def _start_portal(self, sites: list[str]) -> None:
+        if not sites:
+            return
+        from pixel_stream.procs import ManagedProcess, wait_until
+
+        for _attempt in range(3):
+            port = free_port()
+            self.portal = ManagedProcess(
+                [sys.executable, "-m", "portal_web", "--run-dir", str(self.run_dir),
+                 "--port", str(port), "--episode-id", self.episode_id, "--sites", *sites],
+                name="portal_web", env=_child_env(), log_path=self.logs_dir / "portal.log",
+            ).start()
+            self._remember(self.portal.pid)
+            try:
+                await asyncio.to_thread(
+                    wait_until, lambda p=port: _http_answers(p), self.config.start_timeout_s,
+                    f"portal_web to answer on port {port}", 0.05, self.portal)
+            except Exception as exc:
+                tail = self.portal.stderr_tail()
+                self.portal.stop()
+                if "address already in use" in tail.lower():
+                    continue  # another process took the port meanwhile
+                raise EpisodeError(f"portal_web did not start: {exc}") from exc
+            self.portal_port = port
+            return
+        raise EpisodeError("portal_web found no free port in three tries")
+
+    async def _start_published_app(self, system: str) -> None:
+        from pixel_stream.display import Display
+        from pixel_stream.procs import ManagedProcess, wait_until
+        from pixel_stream.session import PixelSession
+
+        command = self.config.published_apps.get(system)
+        if not command:
+            raise EpisodeError(f"no published app is configured for system {system!r}")
+        width, height = self.config.published_screen
+        display = await asyncio.to_thread(Display(width, height).start)
+        inspector = self._sockets_dir / f"{system}.sock"
+        values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
+                  "inspector": str(inspector), "episode_id": self.episode_id}
+        argv = [part.format(**values) for part in command]
+        env = _child_env(display.env())
+        env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
+        process = ManagedProcess(argv, name=f"{system} app", env=env,
+                                 log_path=self.logs_dir / f"{system}.log").start()
+        self._remember(process.pid)
+        app = PublishedApp(system, display, process, None,
+                           inspector if "{inspector}" in " ".join(command) else None)
+        self.apps[system] = app
+        await asyncio.to_thread(
+            wait_until, lambda: _has_window(display.name), self.config.start_timeout_s,
+            f"the {system} app's window", 0.05, process)
+        if app.inspector is not None:
+            await asyncio.to_thread(
+                wait_until, app.inspector.exists, self.config.start_timeout_s,
+                f"the {system} app's inspector socket", 0.05, process)
+        app.session = await PixelSession(
+            display, host=self.config.listen_host, mode="published",
+            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
+
+    async def _start_workstation(self, sites: list[str]) -> None:
+        from pixel_stream.session import PixelSession
+
+        self.session = await PixelSession(
+            self.display, host=self.config.listen_host, token=self.token, mode="desktop",
+            record_dir=self.run_dir / "trace", record_screenshots=self.config.record_screenshots,
+            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-workstation").start()
+        receiver = self.apps[self.desktop_systems[0]] if self.desktop_systems else None
+        self.workstation = Workstation(
+            display=self.display, home=self.run_dir / "home",
+            documents=self.run_dir / "input", downloads=self.run_dir / "downloads",
+            portal_port=self.portal_port or 9, sites=sites,
+            tabs=task_tabs(self.spec.systems, self.spec.instruction),
+            clock_path=self.clock_path, logs_dir=self.logs_dir,
+            receiver_port=receiver.session.port if receiver else None,
+            receiver_token=receiver.session.token if receiver else None,
+            chromium=self.config.chromium, on_crash=self._crashed)
+        await self.workstation.start(self._playwright)
+        for proc in self.workstation.processes():
+            self._remember(proc.pid)
+        self._remember_browsers()
+
+    # -- supervision ----------------------------------------------------------------------
+    def _remember(self, pid: int) -> None:
+        self._known_pids.add(pid)
+
+    def _remember_browsers(self) -> None:
+        """Chromium and its helpers are children of Playwright's driver: find them by the
+        episode's profile folder on their command line (and their children)."""
+        marker = str(self.run_dir / "home" / ".config")
+        for pid in _pids_with_argument(marker):
+            self._known_pids.add(pid)
+            self._known_pids.update(_descendants(pid))
+
+    def process_ids(self) -> set[int]:
+        """Every process this episode started that is still alive (for leak checks)."""
+        self._remember_browsers()
+        pids = set(self._known_pids)
+        for display in [self.display, *(a.display for a in self.apps.values())]:
+            if display is not None:
+                pids.update(display.pids)
+        return {p for p in pids if _alive(p)}
+
+    def _processes(self) -> list[tuple[str, Any]]:
+        procs = [("portal_web", self.portal)] if self.portal else []
+        for system, app in self.apps.items():
+            procs.append((f"the {system} app", app.process))
+        if self.workstation is not None:
+            procs += [("the taskbar", p) for p in self.workstation.processes()]
+        return procs
+
+    async def _watch(self) -> None:
+        while not self._stopping:
+            for name, proc in self._processes():
+                code = proc.poll()
+                if code is not None and not self._stopping:
+                    self._crashed(f"{name} exited with status {code}{proc.stderr_tail(1500)}")
+                    return
+            displays = [("the workstation display", self.display)]
+            displays += [(f"the {s} display", a.display) for s, a in self.apps.items()]
+            for name, display in displays:
+                if display is not None and not display.running and not self._stopping:
+                    self._crashed(f"{name} (Xvfb) exited")
+                    return
+            await asyncio.sleep(0.5)
+
+    def _crashed(self, reason: str) -> None:
+        """An app died: the episode is failed; stop the rest (other episodes go on)."""
+        if self._stopping or self.status in ("failed", "stopped"):
+            return
+        log.warning("episode %s failed: %s", self.episode_id, reason)
+        self.failure = reason
+        self._set_status("failed")
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().create_task(self.stop())
+
+    def check_running(self) -> None:
+        if self.status != "running":
+            detail = f": {self.failure}" if self.failure else ""
+            raise EpisodeError(f"episode {self.episode_id} is {self.status}{detail}")
+
+    # -- reset ----------------------------------------------------------------------------
+    async def reset(self) -> float:
+        """Back to the seeded start without restarting what need not restart; seconds."""
+        self.check_running()
+        started = time.monotonic()
+        await self._close_trace()
+        await asyncio.to_thread(self._archive_attempt)
+        await asyncio.to_thread(self._reset_files_and_stores)
+        resets = [self.workstation.reset()] if self.workstation else []
+        resets += [self._reset_app(app) for app in self.apps.values()]
+        await asyncio.gather(*resets)
+        await self._open_trace()
+        self.last_reset_s = time.monotonic() - started
+        self.started_at = time.monotonic()
+        return self.last_reset_s
+
+    def _reset_files_and_stores(self) -> None:
+        restore(self.run_dir)
+        for sub in ("output", "downloads", "fax_sink"):
+            folder = self.run_dir / sub
+            for path in folder.iterdir() if folder.is_dir() else []:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        pristine = self.run_dir / "home" / ".pristine-input"
+        wanted = {i.path for i in task_inputs(self.spec, self.variant)}
+        input_dir = self.run_dir / "input"
+        for path in sorted(input_dir.rglob("*"), reverse=True):
+            rel = path.relative_to(input_dir)
+            if path.is_file() and (str(rel) not in wanted or not (pristine / rel).is_file()):
+                path.unlink()
+        for src in pristine.rglob("*"):
+            if src.is_file():
+                dst = input_dir / src.relative_to(pristine)
+                if not dst.is_file() or dst.read_bytes() != src.read_bytes():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, dst)
+        SandboxClock(start=self.spec.clock).run().save(self.clock_path)
+
+    async def _reset_app(self, app: PublishedApp) -> None:
+        """Ask the app to go back to its start screen; restart it if it cannot."""
+        if app.inspector is not None:
+            from sandbox.oracle import InspectorClient, InspectorError
+
+            try:
+                await asyncio.to_thread(InspectorClient(app.inspector).reset)
+                return
+            except (InspectorError, OSError) as exc:
+                log.info("%s app cannot reset in place (%s); restarting it", app.system, exc)
+        await self._restart_app(app)
+
+    async def _restart_app(self, app: PublishedApp) -> None:
+        from pixel_stream.procs import ManagedProcess, wait_until
+
+        old = app.process
+        app.process = None
+        old.stop()
+        if app.inspector is not None and app.inspector.exists():
+            app.inspector.unlink()
+        app.process = ManagedProcess(old.argv, name=old.name, env=old._env,
+                                     log_path=self.logs_dir / f"{app.system}.log").start()
+        self._remember(app.process.pid)
+        await asyncio.to_thread(
+            wait_until, lambda: _has_window(app.display.name), self.config.start_timeout_s,
+            f"the {app.system} app's window", 0.05, app.process)
+        if app.inspector is not None:
+            await asyncio.to_thread(wait_until, app.inspector.exists,
+                                    self.config.start_timeout_s,
+                                    f"the {app.system} app's inspector socket", 0.05,
+                                    app.process)
+
+    # -- trace ----------------------------------------------------------------------------
+    async def _close_trace(self) -> None:
+        recorder = getattr(self.session, "recorder", None)
+        if recorder is not None:
+            self.session.recorder = None
+            await recorder.close()
+
+    async def _open_trace(self) -> None:
+        from pixel_stream.recording import TraceRecorder
+
+        if self.session is None or self.session.recorder is not None:
+            return
+        recorder = TraceRecorder(
+            self.run_dir / "trace", self.session.capture, SharedClock(self.clock_path).now,
+            screenshots=self.config.record_screenshots,
+            header={"mode": "desktop", "display": self.session.display_name,
+                    "episode_id": self.episode_id, "attempt": self.attempt})
+        await recorder.start()
+        self.session.recorder = recorder
+
+    def trace_path(self) -> Path:
+        return self.run_dir / "trace" / "trace.jsonl"
+
+    def steps(self) -> int:
+        """Inputs of this attempt: agent actions, and presses (not motion) of viewers."""
+        path = self.trace_path()
+        if not path.exists():
+            return 0
+        count = 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            event = entry.get("event") or {}
+            if entry.get("kind") == "action" and event.get("action") != "mouse_move":
+                count += 1
+            elif entry.get("kind") == "input" and event.get("down") and event.get("t") in (
+                    "button", "key"):
+                count += 1
+        return count
+
+    def _archive_attempt(self) -> None:
+        """Move the finished attempt's trace, report and extract under attempts/N/."""
+        present = [n for n in ATTEMPT_FILES if (self.run_dir / n).exists()]
+        if not present:
+            return
+        target = self.run_dir / "attempts" / str(self.attempt)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in present:
+            shutil.move(str(self.run_dir / name), str(target / name))
+        (self.run_dir / "trace").mkdir(exist_ok=True)
+        self.attempt += 1
+
+    # -- finish ---------------------------------------------------------------------------
+    async def screenshot_png(self) -> bytes:
+        from pixel_stream.imaging import encode_frame
+
+        frame = await self.session.capture.fresh_frame()
+        return await asyncio.to_thread(encode_frame, frame, "png")
+
+    async def finish(self) -> EpisodeResult:
+        """Final screenshot, trace, extract, grade, ``report.json``; the episode stays up."""
+        self.check_running()
+        self._set_status("finishing")
+        duration = time.monotonic() - (self.started_at or time.monotonic())
+        files: dict[str, str] = {}
+        try:
+            png = await self.screenshot_png()
+            (self.run_dir / "final.png").write_bytes(png)
+            files["final_screenshot"] = str(self.run_dir / "final.png")
+        except Exception as exc:  # noqa: BLE001 - a missing screenshot must not lose the grade
+            log.warning("no final screenshot: %s", exc)
+        await self._close_trace()
+        files["trace"] = str(self.trace_path())
+        result = await asyncio.to_thread(self._grade, duration, files)
+        self._set_status("finished")
+        return result
+
+    def _grade(self, duration: float, files: dict[str, str]) -> EpisodeResult:
+        from sandbox.extract import extract_run
+
+        extract_dir = self.run_dir / "extract"
+        extract_run(self.run_dir, extract_dir)
+        files["extract"] = str(extract_dir)
+        report, score, status, error = grade_extract(self.spec, extract_dir, self.variant)
+        if report is not None:
+            (self.run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+            files["report"] = str(self.run_dir / "report.json")
+        result = EpisodeResult(
+            task=self.spec.id, alias=self.spec.alias, variant=self.variant,
+            episode_id=self.episode_id, status=status, score=score,
+            duration_s=round(duration, 3),
+            reset_s=None if self.last_reset_s is None else round(self.last_reset_s, 3),
+            steps=self.steps(), run_dir=str(self.run_dir), report=report, error=error,
+            files=files)
+        (self.run_dir / "result.json").write_text(json.dumps(result.row(), indent=2) + "\n")
+        return result
+
+    # -- stop -----------------------------------------------------------------------------
+    async def stop(self) -> None:
+        """End every process of the episode (idempotent); the run directory stays."""
+        if self._stopping:
+            return
+        self._stopping = True
+        if self._watchdog is not None and self._watchdog is not asyncio.current_task():
+            self._watchdog.cancel()
+        with contextlib.suppress(Exception):
+            await self._close_trace()
+        if self.workstation is not None:
+            with contextlib.suppress(Exception):
+                await self.workstation.stop()
+        for session in [self.session, *(a.session for a in self.apps.values())]:
+            if session is not None:
+                with contextlib.suppress(Exception):
+                    await session.stop()
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._playwright.stop(), 15)
+            self._playwright = None
+        for app in self.apps.values():
+            if app.process is not None:
+                await asyncio.to_thread(app.process.stop)
+            await asyncio.to_thread(app.display.stop)
+        if self.portal is not None:
+            await asyncio.to_thread(self.portal.stop)
+        if self.display is not None:
+            await asyncio.to_thread(self.display.stop)
+        if self._sockets_dir is not None:
+            shutil.rmtree(self._sockets_dir, ignore_errors=True)
+        await asyncio.to_thread(_reap, self._known_pids)
+        if self.status != "failed":
+            self._set_status("stopped")
+
+    async def __aenter__(self) -> Episode:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+# -- grading ---------------------------------------------------------------------------------
+def grade_extract(spec: TaskSpec, extract_dir: Path, variant: str
+                  ) -> tuple[dict[str, Any] | None, float | None, str, str | None]:
+    """(report JSON, score, status, error) through ``verifier.grade``.
+
+    Status is ``graded``, ``not graded`` (no verifier, no verify.py, or a check could not
+    grade) or ``error``; a missing verifier never becomes a score of 0.
+    """
+    try:
+        import verifier
+    except ImportError as exc:
+        return None, None, "not graded", f"the verifier engine is not installed ({exc})"
+    try:
+        report = verifier.grade(spec, extract_dir, variant)
+    except Exception as exc:  # noqa: BLE001 - VerifyError and friends, reported not raised
+        return None, None, "not graded", f"{type(exc).__name__}: {exc}"
+    data = report.to_json()
+    score = data.get("score")
+    return data, score, "graded" if score is not None else "not graded", None
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _child_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _http_answers(port: int) -> bool:
+    """True once something answers HTTP on the port (any status)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"GET / HTTP/1.0\r\nHost: workspace.local\r\n\r\n")
+            return sock.recv(12).startswith(b"HTTP/")
+    except OSError:
+        return False
+
+
+def _has_window(display_name: str) -> bool:
+    """True once the display's window manager lists at least one client window."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    try:
+        conn = xdisplay.Display(display_name)
+    except Exception:  # noqa: BLE001 - not up yet
+        return False
+    try:
+        root = conn.screen().root
+        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        return prop is not None and len(prop.value) > 0
+    finally:
+        conn.close()
+
+
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, ppid) of a process from /proc, or None when it is gone."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = data[data.rfind(")") + 2:].split()
+    return fields[0], int(fields[1])
+
+
+def _alive(pid: int) -> bool:
+    stat = _proc_stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+def _descendants(root: int) -> set[int]:
+    """Live descendants of a process (a /proc scan; no psutil)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _proc_stat(int(entry.name))
+            if stat is not None and stat[0] not in ("Z", "X"):
+                children.setdefault(stat[1], []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _pids_with_argument(text: str) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline and _alive(int(entry.name)):
+                found.add(int(entry.name))
+    return found
+
+
+def _reap(pids: set[int]) -> None:
+    """Kill what is left of the episode's processes (last resort after an orderly stop)."""
+    import signal
+
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _describe_error(exc: BaseException) -> str:
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return "timed out while starting the episode's processes"
+    if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
+        return "interrupted"
+    return str(exc) or type(exc).__name__

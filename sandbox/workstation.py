@@ -1,0 +1,551 @@
+"""The workstation: the agent's desktop inside an episode.
+
+One display with a window manager, a taskbar (window buttons and the sandbox clock), a
+locked-down Chromium with the task's tabs and, for desktop-EHR tasks, a "Citrix Workspace"
+receiver window: a Chromium app window showing the published app's pixel session 1:1.
+
+Locking the browser down, per episode (Debian's Chromium reads managed policies only from
+``/etc/chromium/policies/managed``, which is machine-wide, so everything here is done with
+command-line switches and the profile's ``Preferences`` — the same preference keys the
+policies set):
+
+* its own profile and HOME under the run directory;
+* ``policy.url_blocklist: ["*"]`` with an allowlist of the episode's sandbox hosts, the
+  built-in PDF viewer and ``file://`` under the episode's Documents only — so no
+  ``chrome://`` pages, no ``devtools://`` (DevTools opens empty), no ``view-source:``, no
+  other ``file://`` path;
+* host-resolver rules that map each sandbox host to the episode's web server and every
+  other name (``localhost``, IP literals included) to "not found": the browser cannot reach
+  the hub, a pixel session's agent API or anything else on the machine;
+* downloads go to the episode's Downloads without a prompt.
+
+The browser is launched by Playwright over ``--remote-debugging-pipe`` (never a TCP port):
+the pipe is how the oracle driver *locates* elements (``sandbox.oracle``) and how reset
+clears cookies and tabs. DevTools' own availability switch is left on because turning it
+off also closes that pipe to page targets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium",
+                       "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+PDF_VIEWER = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai"
+TASKBAR_HEIGHT = 30
+RECEIVER_HOST = "citrix.workspace.local"
+
+# web site (a portal_web.sites module) -> the host name it answers to
+SITE_HOSTS: dict[str, str] = {
+    "workspace": "workspace.local",
+    "ehr": "emr.clinic.test",
+    "acme": "portal.acmehealth.test",
+    "dme": "dme.acmehealth.test",
+    "acme_api": "api.acmehealth.test",
+    "epa": "epa.covermymeds.test",
+    "fax": "fax.betacare.test",
+    "regulator": "review.insurance.state.test",
+}
+# task system -> the web sites it brings (desktop systems bring a published app instead)
+SYSTEM_SITES: dict[str, tuple[str, ...]] = {
+    "workspace": ("workspace",),
+    "ehr": ("ehr",),
+    "acme": ("acme", "dme", "acme_api"),
+    "epa": ("epa",),
+    "fax": ("fax",),
+    "regulator": ("regulator",),
+}
+# sites that open as a browser tab at start, in tab order (APIs and the DME portal do not)
+TAB_SITES = ("workspace", "ehr", "acme", "epa", "fax", "regulator")
+TAB_TITLES = {"workspace": "Workspace", "ehr": "EHR", "acme": "Acme Health",
+              "dme": "Acme DME", "epa": "ePA", "fax": "Beta Care fax",
+              "regulator": "External review"}
+
+
+class WorkstationError(RuntimeError):
+    """The workstation's browser or taskbar could not start."""
+
+
+@dataclass(frozen=True)
+class BrowserTab:
+    """One tab the workstation opens at start (and again on reset)."""
+
+    site: str
+    url: str
+
+    @property
+    def title(self) -> str:
+        return TAB_TITLES.get(self.site, self.site)
+
+
+def task_sites(systems: Iterable[str]) -> list[str]:
+    """The web sites a task's systems need, in a stable order."""
+    wanted = {site for system in systems for site in SYSTEM_SITES.get(system, ())}
+    return [site for site in SITE_HOSTS if site in wanted]
+
+
+def task_tabs(systems: Iterable[str], instruction: str = "") -> list[BrowserTab]:
+    """Workspace first, then each system's main site; a site the instruction names by host
+    (e.g. the DME portal) also gets a tab."""
+    sites = task_sites(systems)
+    tabs = [s for s in TAB_SITES if s in sites]
+    tabs += [s for s in sites if s not in tabs and SITE_HOSTS[s] in instruction
+             and not s.endswith("_api")]
+    return [BrowserTab(s, f"http://{SITE_HOSTS[s]}/") for s in tabs]
+
+
+def find_chromium(explicit: str | Path | None = None) -> str:
+    """The Chromium binary (Debian's, never one downloaded by Playwright)."""
+    for candidate in ([str(explicit)] if explicit else []) + list(CHROMIUM_CANDIDATES):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise WorkstationError(
+        "Chromium is not installed; run installer/bootstrap.sh (Debian package 'chromium') "
+        "or set the episode's chromium path")
+
+
+def host_resolver_rules(hosts: Iterable[str], port: int) -> str:
+    """Map the sandbox hosts to the episode's web server; every other name fails."""
+    rules = [f"MAP {host} 127.0.0.1:{port}" for host in hosts]
+    return ", ".join([*rules, "MAP * ~NOTFOUND"])
+
+
+def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downloads: Path,
+                        homepage: str) -> dict[str, Any]:
+    """The profile's ``Default/Preferences``: the lock-down and the quiet defaults."""
+    allow = [*allowed_hosts, PDF_VIEWER, f"file://{Path(documents).resolve()}/"]
+    return {
+        "policy": {"url_blocklist": ["*"], "url_allowlist": allow},
+        "download": {"default_directory": str(downloads), "prompt_for_download": False,
+                     "directory_upgrade": True},
+        "savefile": {"default_directory": str(downloads)},
+        "selectfile": {"last_directory": str(documents)},
+        "profile": {"password_manager_enabled": False, "exit_type": "Normal",
+                    "exited_cleanly": True,
+                    "default_content_setting_values": {"notifications": 2, "geolocation": 2,
+                                                       "media_stream": 2}},
+        "credentials_enable_service": False,
+        "autofill": {"profile_enabled": False, "credit_card_enabled": False},
+        "translate": {"enabled": False},
+        "browser": {"has_seen_welcome_page": True, "check_default_browser": False,
+                    "show_home_button": True},
+        "homepage": homepage,
+        "homepage_is_newtabpage": False,
+        "session": {"restore_on_startup": 4, "startup_urls": [homepage]},
+        "bookmark_bar": {"show_on_all_tabs": False},
+        "signin": {"allowed": False},
+        "search": {"suggest_enabled": False},
+        "net": {"network_prediction_options": 2},
+        "safebrowsing": {"enabled": False},
+        "alternate_error_pages": {"enabled": False},
+        "printing": {"enabled": False},
+    }
+
+
+def chromium_switches(rules: str, *, width: int, height: int) -> list[str]:
+    """Command-line switches common to the tab browser and the receiver window."""
+    return [
+        f"--host-resolver-rules={rules}",
+        "--no-proxy-server",
+        "--window-position=0,0",
+        f"--window-size={width},{height}",
+        "--lang=en-US",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--hide-crash-restore-bubble",
+        "--disable-session-crashed-bubble",
+        "--disable-features=Translate,DownloadBubble,DownloadBubbleV2,MediaRouter,"
+        "OptimizationHints,AutofillServerCommunication,PrivacySandboxSettings4",
+        "--deny-permission-prompts",
+        "--disable-gpu",
+        "--force-device-scale-factor=1",
+        # no "unsupported command-line flag" bar (it would show --no-sandbox, which running
+        # as root needs, and the resolver rules with the server's port)
+        "--test-type",
+    ]
+
+
+# Playwright's defaults that change what the user sees or can do; everything else it adds
+# (no background networking, no component updates, no sync...) suits a sandbox.
+IGNORED_PLAYWRIGHT_ARGS = ["--enable-automation", "--disable-popup-blocking",
+                           "--allow-pre-commit-input", "about:blank"]
+
+
+def prepare_profile(profile: Path, preferences: dict[str, Any]) -> Path:
+    """A fresh profile directory holding only our ``Preferences``."""
+    if profile.exists():
+        shutil.rmtree(profile)
+    (profile / "Default").mkdir(parents=True)
+    (profile / "Default" / "Preferences").write_text(json.dumps(preferences, indent=1))
+    (profile / "First Run").write_text("")
+    return profile
+
+
+@dataclass
+class Workstation:
+    """The browser side of the workstation (the display and its session belong to the
+    episode). ``start`` launches the taskbar, the tab browser and, when ``receiver_url``
+    is set, the Citrix Workspace window."""
+
+    display: Any  # pixel_stream.display.Display
+    home: Path
+    documents: Path
+    downloads: Path
+    portal_port: int
+    sites: list[str]
+    tabs: list[BrowserTab]
+    clock_path: Path
+    logs_dir: Path
+    receiver_port: int | None = None
+    receiver_token: str | None = None
+    chromium: str | None = None
+    on_crash: Callable[[str], None] | None = None
+    context: Any = None  # playwright BrowserContext of the tab browser
+    receiver: Any = None  # playwright BrowserContext of the receiver window
+    _taskbar: Any = None
+    _closing: bool = False
+    _cdp: Any = None
+    _pages_by_site: dict[str, Any] = field(default_factory=dict)
+
+    # -- geometry ------------------------------------------------------------------------
+    @property
+    def work_area(self) -> tuple[int, int]:
+        """Screen size left to windows above the taskbar."""
+        return self.display.width, self.display.height - TASKBAR_HEIGHT
+
+    @property
+    def hosts(self) -> list[str]:
+        return [SITE_HOSTS[s] for s in self.sites]
+
+    @property
+    def receiver_url(self) -> str | None:
+        if self.receiver_port is None:
+            return None
+        return f"http://{RECEIVER_HOST}/?token={self.receiver_token}"
+
+    def environment(self) -> dict[str, str]:
+        env = self.display.env()
+        env.update({
+            "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_DOWNLOAD_DIR": str(self.downloads),
+            "XDG_DOCUMENTS_DIR": str(self.documents),
+            "TZ": "America/New_York",
+            "LANG": "en_US.UTF-8",
+        })
+        for key in ("DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER"):
+            env.pop(key, None)
+        return env
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def start(self, playwright: Any) -> Workstation:
+        chromium = find_chromium(self.chromium)
+        self._prepare_home()
+        self._taskbar = self._start_taskbar()
+        launches = [self._launch_tab_browser(playwright, chromium)]
+        if self.receiver_port is not None:
+            launches.append(self._launch_receiver(playwright, chromium))
+        await asyncio.gather(*launches)
+        await self.open_tabs()
+        return self
+
+    def _prepare_home(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        for name, target in (("Documents", self.documents), ("Downloads", self.downloads)):
+            link = self.home / name
+            if not link.exists() and not link.is_symlink():
+                link.symlink_to(os.path.relpath(target, self.home))
+        (self.home / ".config" / "gtk-3.0").mkdir(parents=True, exist_ok=True)
+        # the file chooser's side bar: the episode's folders only
+        bookmarks = [f"file://{self.documents.resolve()} Documents",
+                     f"file://{self.downloads.resolve()} Downloads",
+                     f"file://{(self.documents.parent / 'output').resolve()} Output"]
+        (self.home / ".config" / "gtk-3.0" / "bookmarks").write_text("\n".join(bookmarks) + "\n")
+
+    def _start_taskbar(self):
+        from pixel_stream.procs import ManagedProcess
+
+        return ManagedProcess(
+            [sys.executable, "-m", "sandbox.workstation", "taskbar",
+             "--clock", str(self.clock_path), "--height", str(TASKBAR_HEIGHT)],
+            name="taskbar", env=self.environment(), log_path=self.logs_dir / "taskbar.log",
+        ).start()
+
+    async def _launch(self, playwright: Any, chromium: str, profile: Path, rules: str,
+                      extra: list[str], allowed_hosts: list[str], homepage: str):
+        prepare_profile(profile, browser_preferences(
+            allowed_hosts=allowed_hosts, documents=self.documents, downloads=self.downloads,
+            homepage=homepage))
+        width, height = self.work_area
+        return await playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=chromium, headless=False, env=self.environment(),
+            no_viewport=True, accept_downloads=True, downloads_path=str(self.downloads),
+            ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
+            args=[*chromium_switches(rules, width=width, height=height), *extra],
+        )
+
+    async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
+        rules = host_resolver_rules(self.hosts, self.portal_port)
+        homepage = self.tabs[0].url if self.tabs else "about:blank"
+        self.context = await self._launch(
+            playwright, chromium, self.home / ".config" / "chromium", rules,
+            ["--start-maximized", "--class=Chromium"], self.hosts, homepage)
+        self.context.on("close", lambda _ctx: self._crashed("Chromium (the tab browser)"))
+        # Downloads keep their own names in the episode's Downloads (Playwright's default
+        # would store them under random names in a temporary folder).
+        self._cdp = await self.context.browser.new_browser_cdp_session()
+        await self._cdp.send("Browser.setDownloadBehavior", {
+            "behavior": "allow", "downloadPath": str(self.downloads)})
+
+    async def _launch_receiver(self, playwright: Any, chromium: str) -> None:
+        rules = host_resolver_rules([RECEIVER_HOST], self.receiver_port)
+        self.receiver = await self._launch(
+            playwright, chromium, self.home / ".config" / "citrix-workspace", rules,
+            [f"--app={self.receiver_url}", "--start-maximized",
+             "--class=CitrixWorkspace", "--autoplay-policy=no-user-gesture-required"],
+            [RECEIVER_HOST], "about:blank")
+        self.receiver.on("close", lambda _ctx: self._crashed("the Citrix Workspace window"))
+
+    def _crashed(self, what: str) -> None:
+        if not self._closing and self.on_crash is not None:
+            self.on_crash(f"{what} exited")
+
+    async def open_tabs(self) -> None:
+        """Open the task's tabs in order, the first one active, nothing else."""
+        pages = list(self.context.pages)
+        first = pages[0] if pages else await self.context.new_page()
+        for extra in pages[1:]:
+            await extra.close()
+        self._pages_by_site = {}
+        for i, tab in enumerate(self.tabs):
+            page = first if i == 0 else await self.context.new_page()
+            self._pages_by_site[tab.site] = page
+            try:
+                await page.goto(tab.url, wait_until="domcontentloaded", timeout=15_000)
+            except Exception as exc:  # noqa: BLE001 - a site that is not built yet
+                log.warning("tab %s did not load: %s", tab.url, exc)
+        if self.tabs:
+            await first.bring_to_front()
+
+    async def reset(self) -> None:
+        """Back to the start screen: no cookies, storage or cache, the task's tabs only."""
+        await self.context.clear_cookies()
+        page = self.context.pages[0] if self.context.pages else await self.context.new_page()
+        session = await self.context.new_cdp_session(page)
+        try:
+            await session.send("Network.clearBrowserCache")
+            for host in self.hosts:
+                await session.send("Storage.clearDataForOrigin", {
+                    "origin": f"http://{host}", "storageTypes": "all"})
+        finally:
+            await session.detach()
+        for path in self.downloads.glob("*"):
+            if path.is_file():
+                path.unlink()
+        await self.open_tabs()
+        if self.receiver is not None:
+            for page in self.receiver.pages:
+                await page.reload(wait_until="domcontentloaded")
+
+    def page_for(self, site: str):
+        """The tab opened for ``site`` at start (it may have navigated since)."""
+        try:
+            return self._pages_by_site[site]
+        except KeyError:
+            raise WorkstationError(
+                f"no tab for {site!r}; tabs: {', '.join(self._pages_by_site) or 'none'}"
+            ) from None
+
+    @property
+    def receiver_page(self):
+        if self.receiver is None or not self.receiver.pages:
+            raise WorkstationError("this workstation has no Citrix Workspace window")
+        return self.receiver.pages[0]
+
+    async def stop(self) -> None:
+        self._closing = True
+        for ctx in (self.receiver, self.context):
+            if ctx is not None:
+                try:
+                    await asyncio.wait_for(ctx.close(), 10)
+                except Exception:  # noqa: BLE001 - the browser may be gone already
+                    pass
+        self.context = self.receiver = None
+        if self._taskbar is not None:
+            self._taskbar.stop()
+            self._taskbar = None
+
+    def processes(self) -> list[Any]:
+        return [p for p in (self._taskbar,) if p is not None]
+
+
+# -- the taskbar ---------------------------------------------------------------------------
+def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
+    """A bottom dock: one button per top-level window, the sandbox date and time.
+
+    It is how the agent switches between the browser and the Citrix Workspace window (the
+    window manager has no key bindings: every key goes to the applications).
+    """
+    from PySide6.QtCore import QSocketNotifier, Qt, QTimer
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
+    from Xlib import X, Xatom
+    from Xlib import display as xdisplay
+    from Xlib.protocol import event as xevent
+
+    from sandbox.clock import SharedClock
+
+    app = QApplication(["taskbar"])
+    screen = app.primaryScreen().geometry()
+    conn = xdisplay.Display()
+    root = conn.screen().root
+    atom = conn.intern_atom
+    client_list, active = atom("_NET_CLIENT_LIST"), atom("_NET_ACTIVE_WINDOW")
+    net_name, utf8 = atom("_NET_WM_NAME"), atom("UTF8_STRING")
+    root.change_attributes(event_mask=X.PropertyChangeMask)
+    clock = SharedClock(clock_path)
+
+    bar = QWidget(None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
+                  | Qt.WindowType.WindowDoesNotAcceptFocus)
+    bar.setObjectName("taskbar")
+    bar.setAccessibleName("Taskbar")
+    bar.setAttribute(Qt.WidgetAttribute.WA_X11NetWmWindowTypeDock)
+    bar.setStyleSheet(
+        "QWidget#taskbar { background: #1f2a36; }"
+        "QPushButton { color: #f0f4f8; background: #34475c; border: 1px solid #4d6580;"
+        " border-radius: 3px; padding: 2px 10px; text-align: left; }"
+        "QPushButton:checked { background: #5a7a9c; }"
+        "QLabel { color: #f0f4f8; padding: 0 10px; }")
+    layout = QHBoxLayout(bar)
+    layout.setContentsMargins(4, 3, 4, 3)
+    layout.setSpacing(4)
+    buttons: dict[int, QPushButton] = {}
+    stretch = QWidget()
+    layout.addWidget(stretch, 1)
+    time_label = QLabel()
+    time_label.setObjectName("taskbar-clock")
+    time_label.setFont(QFont("DejaVu Sans", 9))
+    layout.addWidget(time_label)
+    bar.setGeometry(0, screen.height() - height, screen.width(), height)
+    bar.show()
+    wid = int(bar.winId())
+    window = conn.create_resource_object("window", wid)
+    window.change_property(atom("_NET_WM_STRUT_PARTIAL"), Xatom.CARDINAL, 32,
+                           [0, 0, 0, height, 0, 0, 0, 0, 0, 0, 0, screen.width() - 1])
+    window.change_property(atom("_NET_WM_STRUT"), Xatom.CARDINAL, 32, [0, 0, 0, height])
+    conn.flush()
+
+    def title_of(win_id: int) -> str:
+        win = conn.create_resource_object("window", win_id)
+        try:
+            prop = win.get_full_property(net_name, utf8)
+            if prop is not None and prop.value:
+                value = prop.value
+                return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+            return win.get_wm_name() or "window"
+        except Exception:  # noqa: BLE001 - the window is gone
+            return ""
+
+    def activate(win_id: int) -> None:
+        win = conn.create_resource_object("window", win_id)
+        message = xevent.ClientMessage(window=win, client_type=active,
+                                       data=(32, [2, X.CurrentTime, 0, 0, 0]))
+        root.send_event(message, event_mask=X.SubstructureRedirectMask
+                        | X.SubstructureNotifyMask)
+        conn.flush()
+
+    def refresh() -> None:
+        prop = root.get_full_property(client_list, X.AnyPropertyType)
+        ids = [w for w in (list(prop.value) if prop is not None else []) if w != wid]
+        prop = root.get_full_property(active, X.AnyPropertyType)
+        current = prop.value[0] if prop is not None and len(prop.value) else 0
+        for gone in set(buttons) - set(ids):
+            buttons.pop(gone).deleteLater()
+        for position, win_id in enumerate(ids):
+            button = buttons.get(win_id)
+            if button is None:
+                button = QPushButton()
+                button.setCheckable(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                button.setMaximumWidth(260)
+                button.clicked.connect(lambda _=False, w=win_id: activate(w))
+                try:  # title changes arrive as PropertyNotify on the window itself
+                    conn.create_resource_object("window", win_id).change_attributes(
+                        event_mask=X.PropertyChangeMask)
+                except Exception:  # noqa: BLE001 - it vanished meanwhile
+                    pass
+                buttons[win_id] = button
+                layout.insertWidget(position, button)
+            title = title_of(win_id)
+            short = title if len(title) <= 34 else title[:33] + "…"
+            if button.text() != short:
+                button.setText(short)
+                button.setObjectName(f"taskbar-window-{position}")
+                button.setAccessibleName(title)
+            button.setChecked(win_id == current)
+        QTimer.singleShot(0, publish)
+
+    def publish() -> None:
+        """Where each button is, for the oracle's locator (read-only, like a screen reader)."""
+        layout_of = []
+        for win_id, button in buttons.items():
+            top_left = button.mapToGlobal(button.rect().topLeft())
+            layout_of.append({"window": win_id, "box": [top_left.x(), top_left.y(),
+                                                        button.width(), button.height()]})
+        root.change_property(atom("_EHR_TASKBAR_BUTTONS"), Xatom.STRING, 8,
+                             json.dumps(layout_of).encode())
+        conn.flush()
+
+    def on_x_events() -> None:
+        changed = False
+        while conn.pending_events():
+            ev = conn.next_event()
+            if ev.type == X.PropertyNotify:
+                changed = True
+        if changed:
+            refresh()
+
+    def tick() -> None:
+        now = clock.now()
+        label = now.strftime("%a %m/%d/%Y  %I:%M %p").replace("  0", "  ")
+        if time_label.text() != label:
+            time_label.setText(label)
+        timer.start((60 - now.second) * 1000 - now.microsecond // 1000 + 5)
+
+    notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read)
+    notifier.activated.connect(on_x_events)
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(tick)
+    refresh()
+    tick()
+    return app.exec()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sandbox.workstation")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("taskbar", help="the workstation's taskbar (on $DISPLAY)")
+    p.add_argument("--clock", type=Path, required=True, help="the episode's clock.json")
+    p.add_argument("--height", type=int, default=TASKBAR_HEIGHT)
+    args = parser.parse_args(argv)
+    return run_taskbar(args.clock, args.height)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
