@@ -29,17 +29,17 @@ CATALOG = load_catalog()
 
 PA_DESK = """
 prior_authorizations:
-  - {id: 5001, pid: 120, date: "2026-10-12 09:00:00", payer_id: 1, service: "MRI lumbar spine w/o contrast", cpt: "72148", diagnosis: "ICD10:M54.16", provider_id: 10, status: "Submitted", portal_reference: "ACM-PA-118204", submitted_date: "2026-10-12", init_units: 1}
-  - {id: 5002, pid: 115, date: "2026-10-14 09:00:00", payer_id: 1, service: "Knee arthroscopy", cpt: "29881", provider_id: 20, status: "Not submitted"}
+  - {id: 9001, pid: 120, date: "2026-10-12 09:00:00", payer_id: 1, service: "MRI lumbar spine w/o contrast", cpt: "72148", diagnosis: "ICD10:M54.16", provider_id: 10, status: "Submitted", portal_reference: "ACM-PA-118204", submitted_date: "2026-10-12", init_units: 1}
+  - {id: 9002, pid: 115, date: "2026-10-14 09:00:00", payer_id: 1, service: "Knee arthroscopy", cpt: "29881", provider_id: 20, status: "Not submitted"}
 pa_worklist_items:
-  - {id: 5001, worklist_id: 1, seq: 1, pid: 120, service: "MRI lumbar spine w/o contrast", cpt: "72148", category: "imaging", payer_id: 1, provider_id: 10, authorization_id: 5001, status: "In progress", outcome: "submitted", reference: "ACM-PA-118204"}
-  - {id: 5002, worklist_id: 2, seq: 1, pid: 115, service: "Knee arthroscopy", cpt: "29881", category: "procedure", payer_id: 1, provider_id: 20, authorization_id: 5002, date_of_service: "2026-11-02"}
+  - {id: 9001, worklist_id: 1, seq: 1, pid: 120, service: "MRI lumbar spine w/o contrast", cpt: "72148", category: "imaging", payer_id: 1, provider_id: 10, authorization_id: 9001, status: "In progress", outcome: "submitted", reference: "ACM-PA-118204"}
+  - {id: 9002, worklist_id: 2, seq: 1, pid: 115, service: "Knee arthroscopy", cpt: "29881", category: "procedure", payer_id: 1, provider_id: 20, authorization_id: 9002, date_of_service: "2026-11-02"}
 ehr_tasks:
-  - {id: 5001, pid: 115, assigned_to: 20, created_by: 12, subject: "Sign knee arthroscopy order", status: "Open", created: "2026-10-15 10:00:00"}
+  - {id: 9001, pid: 115, assigned_to: 20, created_by: 12, subject: "Sign knee arthroscopy order", status: "Open", created: "2026-10-15 10:00:00"}
 pnotes:
-  - {id: 5001, date: "2026-10-16 11:00:00", body: "Acme asked for the last two PT notes.", pid: 115, user: "pa.coord", title: "Prior Auth", assigned_to: "dr.osei", message_status: "New"}
+  - {id: 9001, date: "2026-10-16 11:00:00", body: "Acme asked for the last two PT notes.", pid: 115, user: "pa.coord", title: "Prior Auth", assigned_to: "dr.osei", message_status: "New"}
 medication_administration:
-  - {id: 5001, pid: 111, drug: "denosumab 60 mg/mL prefilled syringe", hcpcs_code: "J0897", dose: 60, dose_unit: "mg", billing_units: 60, route: "SC", site: "abdomen", administered_at: "2026-09-03 10:15:00", administered_by: 11}
+  - {id: 9001, pid: 111, drug: "denosumab 60 mg/mL prefilled syringe", hcpcs_code: "J0897", dose: 60, dose_unit: "mg", billing_units: 60, route: "SC", site: "abdomen", administered_at: "2026-09-03 10:15:00", administered_by: 11}
 """
 
 

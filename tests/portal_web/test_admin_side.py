@@ -12,7 +12,7 @@ def test_worklist_item_outcome_reference_and_status(ehr_for):
     mark = ehr.audit_mark()
     page = ehr.client.get("/pa/worklist/2").text
     assert "Hughes" in page and "Knee arthroscopy" in page
-    action = "/pa/worklist/item/5002"
+    action = "/pa/worklist/item/9002"
     bad = ehr.client.post(action, data={**form_tokens_for(page, action), "status": "Sleeping"})
     assert bad.status_code == 200 and "not one of the offered choices" in bad.text
     page = ehr.client.get("/pa/worklist/2").text
@@ -20,18 +20,18 @@ def test_worklist_item_outcome_reference_and_status(ehr_for):
                                          "status": "Pending info", "outcome": "held",
                                          "reference": "TASK-12", "note": "MRI missing"},
                            follow_redirects=False)
-    assert done.status_code == 303 and done.headers["location"].endswith("#item-5002")
+    assert done.status_code == 303 and done.headers["location"].endswith("#item-9002")
     entries = ehr.audit_since(mark)
     assert changes(entries) == [("update", "pa_worklist_items")]
     assert_browser(entries, "pa.coord")
     assert ehr.query("select status, outcome, reference, note, updated_by from "
-                     "pa_worklist_items where id = 5002") == [
+                     "pa_worklist_items where id = 9002") == [
         ("Pending info", "held", "TASK-12", "MRI missing", 12)]
 
 
 def test_authorization_record_decision(ehr_for):
     ehr = ehr_for("pa-02", user="pa.coord", extra=PA_DESK)
-    url = "/patient/120/authorizations/5001"
+    url = "/patient/120/authorizations/9001"
     base = {"payer_id": "1", "service": "MRI lumbar spine w/o contrast", "cpt": "72148",
             "diagnosis": "M54.16", "status": "Approved", "portal_reference": "ACM-PA-118204",
             "start_date": "2026-10-20", "end_date": "2026-10-10", "units_approved": "1"}
@@ -43,7 +43,7 @@ def test_authorization_record_decision(ehr_for):
                             "decision_date": "2026-10-16", "remaining_units": "1"})
     assert good.status_code == 303
     assert ehr.query("select status, auth_num, start_date, end_date, units_approved, "
-                     "diagnosis from prior_authorizations where id = 5001") == [
+                     "diagnosis from prior_authorizations where id = 9001") == [
         ("Approved", "A1-778812", "2026-10-20", "2027-01-18", 1, "ICD10:M54.16")]
 
 
@@ -58,7 +58,7 @@ def test_message_to_the_provider_and_task_pending_info(ehr_for):
     unknown = ehr.submit("/tasks/new", {"assigned_to": "20", "subject": "x", "status": "Open",
                                         "priority": "Normal", "mrn": "000000"})
     assert "No patient has MRN 000000" in unknown.text
-    task = ehr.submit("/tasks/5001", {"assigned_to": "20", "mrn": "510399",
+    task = ehr.submit("/tasks/9001", {"assigned_to": "20", "mrn": "510399",
                                       "subject": "Sign knee arthroscopy order",
                                       "status": "Pending info", "priority": "Normal"})
     assert task.status_code == 303

@@ -89,9 +89,9 @@ PAGES: dict[str, list[tuple[str, str]]] = {
         ("/pa/worklist/{wid:id}", "/pa/worklist/1"),
         ("/patient/{pid:id}/authorizations", "/patient/120/authorizations"),
         ("/patient/{pid:id}/authorizations/new", "/patient/120/authorizations/new"),
-        ("/patient/{pid:id}/authorizations/{aid:id}", "/patient/120/authorizations/5001"),
-        ("/messages/{mid:id}", "/messages/5001"),
-        ("/tasks/{tid:id}", "/tasks/5001"),
+        ("/patient/{pid:id}/authorizations/{aid:id}", "/patient/120/authorizations/9001"),
+        ("/messages/{mid:id}", "/messages/9001"),
+        ("/tasks/{tid:id}", "/tasks/9001"),
         ("/patient/{pid:id}/mar", "/patient/111/mar"),
     ],
     "ord-01": [  # Whitaker (pid 1): today's appointment

@@ -10,7 +10,7 @@ import calendar as pycal
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -29,9 +29,13 @@ DAY_START, DAY_END, SLOT = 7, 18, 15
 
 
 def _calendar_users(db) -> list[User]:  # noqa: ANN001
-    return list(db.scalars(select(User).where(User.active == 1, or_(
-        User.calendar == 1, User.authorized == 1)).where(User.username.is_not(None))
-        .order_by(User.lname)))
+    """Providers shown as calendar columns (``users.calendar=1``; else every provider)."""
+    users = list(db.scalars(select(User).where(
+        User.active == 1, User.calendar == 1, User.username.is_not(None))
+        .order_by(User.lname, User.fname)))
+    return users or list(db.scalars(select(User).where(
+        User.active == 1, User.authorized == 1, User.username.is_not(None))
+        .order_by(User.lname, User.fname)))
 
 
 def _day(request: Request, today: dt.date) -> dt.date:
@@ -52,8 +56,10 @@ def _month(day: dt.date) -> list[list[dt.date | None]]:
 async def day_view(request: Request) -> Response:
     site = site_of(request)
     day = _day(request, site.today())
+    chosen = request.query_params.get("provider", "")
     with site.reader() as db:
-        users = _calendar_users(db)
+        all_users = _calendar_users(db)
+        users = [u for u in all_users if str(u.id) == chosen] or all_users
         events = db.execute(select(CalendarEvent, PatientData, CalendarCategory).outerjoin(
             PatientData, PatientData.pid == CalendarEvent.pc_pid).outerjoin(
             CalendarCategory, CalendarCategory.pc_catid == CalendarEvent.pc_catid)
@@ -70,7 +76,8 @@ async def day_view(request: Request) -> Response:
         slot = dt.time(start.hour, start.minute - start.minute % SLOT)
         grid.setdefault((ev.pc_aid, slot.strftime("%H:%M")), []).append((ev, patient, cat))
     return site.render(request, "calendar.html", {
-        "day": day, "users": users, "slots": slots, "grid": grid, "other": other,
+        "day": day, "users": users, "all_users": all_users, "chosen": chosen,
+        "slots": slots, "grid": grid, "other": other,
         "month": _month(day), "prev": day - dt.timedelta(days=1),
         "next": day + dt.timedelta(days=1), "today": site.today()},
         tab=Tab("cal", "Calendar", here(request)))

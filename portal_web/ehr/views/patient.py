@@ -22,6 +22,7 @@ from sandbox.stores.ehr import (
     CalendarEvent,
     Category,
     CategoryToDocument,
+    Code,
     Document,
     Facility,
     Form,
@@ -87,6 +88,8 @@ async def dashboard(request: Request) -> Response:
                 .order_by(CalendarEvent.pc_eventDate, CalendarEvent.pc_startTime).limit(5))),
             "authorizations": list(db.scalars(select(PriorAuthorization).where(
                 PriorAuthorization.pid == pid).order_by(PriorAuthorization.date.desc()))),
+            "cvx": {c.code: c.code_text_short or c.code_text for c in db.scalars(
+                select(Code).where(Code.code_type == "CVX"))},
             "reactions": option_titles(db, "reaction"),
             "severities": option_titles(db, "severity_ccda"),
             "intervals": option_titles(db, "drug_interval"),
