@@ -1,0 +1,622 @@
+"""Benchmark: our pixel session against x11vnc + noVNC, same display, same app, same run.
+
+    python -m pixel_stream.bench [--quick] [--json] [--out results.json]
+
+One 1280x800 Xvfb display runs the PatchBoard test app (``pixel_stream.testapp``). Our
+session server runs as its own process (``python -m pixel_stream serve``) so its CPU time
+is its own; then x11vnc and websockify (Debian's, default settings) serve the same display.
+Measured, in this order:
+
+* agent API screenshot latency, JPEG (quality 80) and PNG, of a frame that changed since
+  the last screenshot (so nothing is served from a cache), client-measured round trip;
+* ``act_and_observe`` of a click that repaints the patch (quiet 100 ms), round trip;
+* in headless Chromium: time to first frame (ms since navigation), server CPU and bytes/s
+  with the viewer connected and the screen static, then while the page types 15 keys/s,
+  then input-to-photon: the page sends a click on the patch and watches the decoded video
+  with requestVideoFrameCallback + a pixel probe until the patch's colour changed; trials
+  are spaced by a random (seeded) 40-140 ms so they do not lock to the display refresh;
+* the same figures for x11vnc + noVNC: noVNC's own page (Debian's ``core/rfb.js``) sends
+  the clicks and keys and its canvas is probed after every WebSocket message; "screenshot"
+  and "act_and_observe" for VNC are what a VNC-driving agent does (full framebuffer
+  request, Raw encoding, the same JPEG/PNG encoder; pointer event + incremental updates
+  until quiet), see ``pixel_stream.vnc_probe``.
+
+Server CPU is the sum over the server's process group (ours: one process; VNC: x11vnc
+plus websockify and its per-connection children), in percent of one core. Xvfb and the
+app are not counted for either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pixel_stream.client import AgentClient
+from pixel_stream.display import Display
+from pixel_stream.imaging import encode_frame
+from pixel_stream.procs import ManagedProcess, wait_until
+from pixel_stream.testapp import PatchBoardProcess
+from pixel_stream.vnc_probe import VNCProbe
+
+ASSETS = Path(__file__).with_name("bench_assets")
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+NOVNC_DIR = "/usr/share/novnc"
+TYPING_TEXT = "the quick brown fox jumps over the lazy dog "
+TARGETS = {
+    "screenshot_jpeg_p50_ms": ("<=", 10.0),
+    "screenshot_png_p50_ms": ("<=", 40.0),
+    "input_to_photon_p50_ms": ("<=", 45.0),
+    "input_to_photon_p95_ms": ("<=", 80.0),
+    "idle_cpu_pct": ("<=", 2.0),
+}
+COMPARED = ("input_to_photon_p50_ms", "input_to_photon_p95_ms", "idle_cpu_pct",
+            "typing_cpu_pct", "idle_bytes_per_s", "typing_bytes_per_s", "first_frame_ms",
+            "screenshot_jpeg_p50_ms", "screenshot_png_p50_ms", "act_observe_p50_ms")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    quick: bool = False
+    trials: int = 200
+    screenshots: int = 40
+    act_observe: int = 30
+    cpu_window_s: float = 8.0
+    typing_rate: float = 15.0
+    quiet_ms: float = 100.0
+    novnc: bool = True
+    seed: int = 7
+
+    @classmethod
+    def quick_config(cls, novnc: bool = True) -> BenchConfig:
+        return cls(quick=True, trials=40, screenshots=15, act_observe=12, cpu_window_s=2.5,
+                   novnc=novnc)
+
+
+class BenchError(RuntimeError):
+    """The benchmark could not run (a missing program, a part that did not start)."""
+
+
+# -- measurement helpers ------------------------------------------------------------------
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def _r(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def group_cpu_seconds(pgids: list[int]) -> float:
+    """CPU seconds of every thread of every process in the given process groups.
+
+    Read from ``/proc/<pid>/task/<tid>/schedstat`` (nanoseconds), not the 10 ms ticks of
+    ``/proc/<pid>/stat``, so a few seconds of a nearly idle server still measure well.
+    """
+    total_ns = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+            if int(stat[stat.rindex(")") + 2 :].split()[2]) not in pgids:
+                continue
+            for tid in os.listdir(f"/proc/{entry}/task"):
+                with open(f"/proc/{entry}/task/{tid}/schedstat", "rb") as fh:
+                    total_ns += int(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total_ns / 1e9
+
+
+class CpuMeter:
+    """CPU % of one core used by some process groups between start() and stop()."""
+
+    def __init__(self, pgids: list[int]) -> None:
+        self.pgids = pgids
+        self._cpu0 = 0.0
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._cpu0 = group_cpu_seconds(self.pgids)
+        self._t0 = time.monotonic()
+
+    def stop(self) -> float:
+        elapsed = time.monotonic() - self._t0
+        return 100.0 * (group_cpu_seconds(self.pgids) - self._cpu0) / max(elapsed, 1e-6)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_port(port: int, proc: ManagedProcess, timeout: float = 15.0) -> None:
+    def accepting() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    wait_until(accepting, timeout, f"{proc.name} to listen on port {port}", 0.05, alive=proc)
+
+
+# -- the test bed -------------------------------------------------------------------------
+class TestBed:
+    """Display + PatchBoard + our server process; stops everything on exit."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.display = Display(1280, 800)
+        self.board_app = PatchBoardProcess(self.display, workdir / "board.json")
+        self.server: ManagedProcess | None = None
+        self.info: dict[str, Any] = {}
+
+    def __enter__(self) -> TestBed:
+        try:
+            self.display.start()
+            self.board_app.start()
+            log = self.workdir / "server.log"
+            self.server = ManagedProcess(
+                [sys.executable, "-m", "pixel_stream", "serve", "--display", self.display.name,
+                 "--token", "bench-" + os.urandom(8).hex()],
+                name="pixel_stream serve", log_path=log,
+            ).start()
+            self.info = wait_until(lambda: _first_json_line(log), 30, "the session server",
+                                   0.02, alive=self.server)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def board(self) -> dict[str, Any]:
+        return self.board_app.status()
+
+    def patch_points(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Where to click and where to probe (both inside the patch, apart)."""
+        x, y, w, h = self.board()["patch"]
+        return (x + w // 4, y + h // 4), (x + 3 * w // 4, y + 3 * h // 4)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.server is not None:
+            self.server.stop()
+        self.board_app.stop()
+        self.display.stop()
+
+
+def _first_json_line(path: Path) -> dict[str, Any] | None:
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith("{"):
+                return json.loads(line)
+    except (OSError, json.JSONDecodeError):
+        return None
+    return None
+
+
+# -- our figures --------------------------------------------------------------------------
+def bench_agent_api(bed: TestBed, cfg: BenchConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    click, _probe = bed.patch_points()
+    click_action = {"action": "left_click", "coordinate": list(click)}
+    with AgentClient(bed.info["agent_url"], bed.info["token"], control="take") as agent:
+        agent.screenshot()  # warm up
+        for fmt, other in (("jpeg", "png"), ("png", "jpeg")):
+            times = []
+            sizes = []
+            for _ in range(cfg.screenshots):
+                # Change the screen first (untimed), observed in the *other* format, so the
+                # timed screenshot is a frame never encoded in this format.
+                agent.act_and_observe(click_action, quiet_ms=30, format=other)
+                started = time.perf_counter()
+                image = agent.screenshot(format=fmt, quality=80 if fmt == "jpeg" else None)
+                times.append((time.perf_counter() - started) * 1000)
+                sizes.append(len(image.data))
+                if image.meta.get("cached"):
+                    raise BenchError("a timed screenshot was served from the cache")
+            out[f"screenshot_{fmt}_p50_ms"] = _r(percentile(times, 0.5))
+            out[f"screenshot_{fmt}_p95_ms"] = _r(percentile(times, 0.95))
+            out[f"screenshot_{fmt}_bytes"] = int(statistics.median(sizes))
+        totals, changes = [], []
+        for _ in range(cfg.act_observe):
+            started = time.perf_counter()
+            reply = agent.act_and_observe(
+                click_action, quiet_ms=cfg.quiet_ms, format="jpeg", quality=80
+            )
+            totals.append((time.perf_counter() - started) * 1000)
+            if reply.timings.get("first_change_ms") is not None:
+                changes.append(reply.timings["first_change_ms"])
+        out["act_observe_p50_ms"] = _r(percentile(totals, 0.5))
+        out["act_observe_p95_ms"] = _r(percentile(totals, 0.95))
+        out["act_observe_first_change_p50_ms"] = _r(percentile(changes, 0.5))
+        out["act_observe_quiet_ms"] = cfg.quiet_ms
+        agent.release_control()
+    return out
+
+
+def _gaps(cfg: BenchConfig, n: int) -> list[float]:
+    rng = random.Random(cfg.seed)
+    return [rng.uniform(40, 140) for _ in range(n)]
+
+
+def _clicks_summary(prefix: str, results: list[float | None]) -> dict[str, Any]:
+    seen = [r for r in results if r is not None]
+    return {
+        f"{prefix}input_to_photon_p50_ms": _r(percentile(seen, 0.5)),
+        f"{prefix}input_to_photon_p95_ms": _r(percentile(seen, 0.95)),
+        f"{prefix}input_to_photon_trials": len(results),
+        f"{prefix}input_to_photon_missed": len(results) - len(seen),
+    }
+
+
+def _click_trials(page, fn: str, bed: TestBed, cfg: BenchConfig) -> list[float | None]:
+    (cx, cy), (px, py) = bed.patch_points()
+    results: list[float | None] = []
+    for gap in _gaps(cfg, cfg.trials):
+        results += page.evaluate(
+            f"([x, y, px, py, gap]) => pixelBench.{fn}(x, y, px, py, 1, gap)",
+            [cx, cy, px, py, gap],
+        )
+    return results
+
+
+def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    probe = (ASSETS / "probe.js").read_text()
+    meter = CpuMeter([bed.server.pid])
+    page = browser.new_page(viewport={"width": 1320, "height": 860})
+    try:
+        page.goto(bed.info["url"])
+        page.evaluate(probe)
+        page.wait_for_function(
+            "() => pixelStream.state.timeline.first_frame_presented !== undefined", timeout=20000
+        )
+        out["first_frame_ms"] = _r(page.evaluate("pixelBench.oursFirstFrame()"))
+        page.wait_for_function(
+            "() => pixelStream.state.channel && pixelStream.state.channel.readyState === 'open'"
+        )
+        page.evaluate("() => pixelStream.state.ws.send(JSON.stringify({type: 'take_control'}))")
+        page.wait_for_function("() => pixelStream.state.role === 'controller'")
+        out["codec"] = page.evaluate("() => document.getElementById('codec').textContent")
+        time.sleep(1.0)  # let the connection's start-up traffic pass before measuring idle
+        bytes0 = page.evaluate("pixelBench.oursBytes()")
+        meter.start()
+        t0 = time.monotonic()
+        time.sleep(cfg.cpu_window_s)
+        out["idle_cpu_pct"] = _r(meter.stop())
+        out["idle_bytes_per_s"] = _r(
+            (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
+        )
+        text = _typing_text(cfg)
+        bytes0 = page.evaluate("pixelBench.oursBytes()")
+        meter.start()
+        t0 = time.monotonic()
+        page.evaluate("([t, r]) => pixelBench.oursType(t, r)", [text, cfg.typing_rate])
+        out["typing_cpu_pct"] = _r(meter.stop())
+        out["typing_bytes_per_s"] = _r(
+            (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
+        )
+        try:
+            wait_until(lambda: bed.board().get("text") == text, 10, "the typed text", 0.05)
+            out["typing_delivered"] = True
+        except TimeoutError:
+            out["typing_delivered"] = False
+        out.update(_clicks_summary("", _click_trials(page, "oursClicks", bed, cfg)))
+    finally:
+        page.close()
+    return out
+
+
+def _typing_text(cfg: BenchConfig) -> str:
+    n = max(1, int(cfg.cpu_window_s * cfg.typing_rate))
+    return (TYPING_TEXT * (n // len(TYPING_TEXT) + 1))[:n]
+
+
+def _clear_entry(bed: TestBed) -> None:
+    with AgentClient(bed.info["agent_url"], bed.info["token"], control="take") as agent:
+        x, y, w, h = bed.board()["entry"]
+        agent.act({"action": "left_click", "coordinate": [x + w // 2, y + h // 2]})
+        agent.act({"action": "key", "text": "ctrl+a BackSpace"})
+        agent.release_control()
+
+
+# -- their figures ------------------------------------------------------------------------
+class NoVNCPages:
+    """Serves Debian's noVNC files plus the bench page from a loopback HTTP server.
+
+    The page must come from a real loopback origin: Chromium's local-network-access checks
+    refuse a WebSocket to 127.0.0.1 from a page of unknown origin.
+    """
+
+    def __init__(self, ws_port: int) -> None:
+        page = (ASSETS / "novnc.html").read_text().replace("__WS_PORT__", str(ws_port))
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, directory=NOVNC_DIR, **kwargs)
+
+            def do_GET(self):  # noqa: N802 - http.server API
+                if self.path.startswith("/pixel-bench.html"):
+                    body = page.encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                super().do_GET()
+
+            def log_message(self, *args):
+                pass
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/pixel-bench.html"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class VncPeer:
+    """x11vnc + websockify (Debian builds, default settings) on the bench display."""
+
+    def __init__(self, bed: TestBed) -> None:
+        for program in ("x11vnc", "websockify"):
+            if shutil.which(program) is None:
+                raise BenchError(f"{program} is not installed (Debian: apt-get install {program})")
+        if not Path(NOVNC_DIR, "core", "rfb.js").exists():
+            raise BenchError(f"noVNC is not installed in {NOVNC_DIR} (apt-get install novnc)")
+        self.bed = bed
+        self.vnc_port = free_port()
+        self.web_port = free_port()
+        self.x11vnc: ManagedProcess | None = None
+        self.websockify: ManagedProcess | None = None
+
+    def __enter__(self) -> VncPeer:
+        try:
+            self.x11vnc = ManagedProcess(
+                ["x11vnc", "-display", self.bed.display.name, "-rfbport", str(self.vnc_port),
+                 "-localhost", "-nopw", "-forever", "-shared", "-quiet"],
+                name="x11vnc", log_path=self.bed.workdir / "x11vnc.log",
+            ).start()
+            wait_port(self.vnc_port, self.x11vnc)
+            self.websockify = ManagedProcess(
+                ["websockify", str(self.web_port), f"127.0.0.1:{self.vnc_port}"],
+                name="websockify", log_path=self.bed.workdir / "websockify.log",
+            ).start()
+            wait_port(self.web_port, self.websockify)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    @property
+    def pgids(self) -> list[int]:
+        return [p.pid for p in (self.x11vnc, self.websockify) if p is not None]
+
+    def __exit__(self, *exc: object) -> None:
+        for proc in (self.websockify, self.x11vnc):
+            if proc is not None:
+                proc.stop()
+
+
+def bench_novnc_viewer(bed: TestBed, peer: VncPeer, browser, cfg: BenchConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    probe = (ASSETS / "probe.js").read_text()
+    pages = NoVNCPages(peer.web_port)
+    meter = CpuMeter(peer.pgids)
+    page = browser.new_page(viewport={"width": 1320, "height": 860})
+    try:
+        page.goto(pages.url)
+        page.wait_for_function("() => window.rfb !== undefined")
+        page.evaluate(probe)
+        out["novnc_first_frame_ms"] = _r(page.evaluate("pixelBench.novncFirstFrame()"))
+        time.sleep(1.0)
+        bytes0 = page.evaluate("pixelBench.novncBytes()")
+        meter.start()
+        t0 = time.monotonic()
+        time.sleep(cfg.cpu_window_s)
+        out["novnc_idle_cpu_pct"] = _r(meter.stop())
+        out["novnc_idle_bytes_per_s"] = _r(
+            (page.evaluate("pixelBench.novncBytes()") - bytes0) / (time.monotonic() - t0), 0
+        )
+        text = _typing_text(cfg)
+        bytes0 = page.evaluate("pixelBench.novncBytes()")
+        meter.start()
+        t0 = time.monotonic()
+        page.evaluate("([t, r]) => pixelBench.novncType(t, r)", [text, cfg.typing_rate])
+        out["novnc_typing_cpu_pct"] = _r(meter.stop())
+        out["novnc_typing_bytes_per_s"] = _r(
+            (page.evaluate("pixelBench.novncBytes()") - bytes0) / (time.monotonic() - t0), 0
+        )
+        out.update(_clicks_summary("novnc_", _click_trials(page, "novncClicks", bed, cfg)))
+    finally:
+        page.close()
+        pages.close()
+    return out
+
+
+def bench_vnc_agent(bed: TestBed, peer: VncPeer, cfg: BenchConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    click, _ = bed.patch_points()
+    vnc = VNCProbe("127.0.0.1", peer.vnc_port)
+    try:
+        vnc.full_frame()
+        for fmt in ("jpeg", "png"):
+            times = []
+            for _ in range(cfg.screenshots):
+                vnc.click(*click)
+                vnc.wait_quiet(0.03, 2.0)
+                started = time.perf_counter()
+                encode_frame(vnc.full_frame(), fmt, 80 if fmt == "jpeg" else None)
+                times.append((time.perf_counter() - started) * 1000)
+            out[f"novnc_screenshot_{fmt}_p50_ms"] = _r(percentile(times, 0.5))
+            out[f"novnc_screenshot_{fmt}_p95_ms"] = _r(percentile(times, 0.95))
+        totals = []
+        for _ in range(cfg.act_observe):
+            started = time.perf_counter()
+            vnc.click(*click)
+            vnc.wait_quiet(cfg.quiet_ms / 1000, 5.0)
+            encode_frame(vnc.frame(), "jpeg", 80)
+            totals.append((time.perf_counter() - started) * 1000)
+        out["novnc_act_observe_p50_ms"] = _r(percentile(totals, 0.5))
+        out["novnc_act_observe_p95_ms"] = _r(percentile(totals, 0.95))
+    finally:
+        vnc.close()
+    return out
+
+
+# -- driver -------------------------------------------------------------------------------
+def run_bench(cfg: BenchConfig, progress=print) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise BenchError(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    started = time.monotonic()
+    results: dict[str, Any] = {
+        "quick": cfg.quick,
+        "display": "1280x800x24",
+        "cpu_count": os.cpu_count(),
+        "trials": cfg.trials,
+    }
+    workdir = Path(tempfile.mkdtemp(prefix="pixel-bench-"))
+    try:
+        with TestBed(workdir) as bed, sync_playwright() as pw:
+            progress("agent API ...")
+            results.update(bench_agent_api(bed, cfg))
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                progress("WebRTC viewer ...")
+                results.update(bench_ours_viewer(bed, browser, cfg))
+                _clear_entry(bed)
+                if cfg.novnc:
+                    with VncPeer(bed) as peer:
+                        progress("x11vnc + noVNC viewer ...")
+                        results.update(bench_novnc_viewer(bed, peer, browser, cfg))
+                        progress("x11vnc as an agent sees it ...")
+                        results.update(bench_vnc_agent(bed, peer, cfg))
+            finally:
+                browser.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for key in COMPARED:
+        ours, theirs = results.get(key), results.get("novnc_" + key)
+        if ours is not None and theirs:
+            results["ratio_" + key] = round(ours / theirs, 3)
+    targets = {}
+    for key, (op, limit) in TARGETS.items():
+        value = results.get(key)
+        targets[key] = {"target": f"{op} {limit:g}", "value": value,
+                        "met": value is not None and value <= limit}
+    for key in ("input_to_photon_p50_ms", "idle_cpu_pct"):
+        ours, theirs = results.get(key), results.get("novnc_" + key)
+        targets[f"{key}_better_than_novnc"] = {
+            "target": "< noVNC", "value": ours, "novnc": theirs,
+            "met": ours is not None and theirs is not None and ours < theirs,
+        }
+    results["targets"] = targets
+    results["bench_seconds"] = round(time.monotonic() - started, 1)
+    return results
+
+
+def format_table(results: dict[str, Any]) -> str:
+    rows = [("figure", "ours", "x11vnc+noVNC", "ours/theirs", "target")]
+    names = [
+        "screenshot_jpeg_p50_ms", "screenshot_jpeg_p95_ms", "screenshot_png_p50_ms",
+        "screenshot_png_p95_ms", "act_observe_p50_ms", "act_observe_p95_ms",
+        "input_to_photon_p50_ms", "input_to_photon_p95_ms", "idle_cpu_pct", "typing_cpu_pct",
+        "idle_bytes_per_s", "typing_bytes_per_s", "first_frame_ms",
+    ]
+    targets = results.get("targets", {})
+
+    def fmt(value: Any) -> str:
+        if value is None:
+            return "-"
+        return f"{value:,.2f}" if isinstance(value, float) else str(value)
+
+    for name in names:
+        target = targets.get(name)
+        mark = ""
+        if target:
+            mark = f"{target['target']} {'ok' if target['met'] else 'MISSED'}"
+        rows.append((name, fmt(results.get(name)), fmt(results.get("novnc_" + name)),
+                     fmt(results.get("ratio_" + name)), mark))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    for key, target in targets.items():
+        if key.endswith("_better_than_novnc"):
+            verdict = "ok" if target["met"] else "MISSED"
+            lines.append(f"{key}: ours {fmt(target['value'])} vs noVNC "
+                         f"{fmt(target['novnc'])} -> {verdict}")
+    lines.append(
+        f"input-to-photon trials: {results.get('input_to_photon_trials')} "
+        f"(missed {results.get('input_to_photon_missed')}), noVNC "
+        f"{results.get('novnc_input_to_photon_trials')} "
+        f"(missed {results.get('novnc_input_to_photon_missed')}); codec {results.get('codec')}; "
+        f"act_and_observe quiet {results.get('act_observe_quiet_ms')} ms; "
+        f"{results.get('bench_seconds')} s"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; prints a table (and the JSON with ``--json``). Returns 0 on success."""
+    parser = argparse.ArgumentParser(prog="python -m pixel_stream.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer trials; under a minute")
+    parser.add_argument("--json", action="store_true", help="also print the results as JSON")
+    parser.add_argument("--out", type=Path, help="write the JSON results to this file")
+    parser.add_argument("--trials", type=int, help="input-to-photon trials per system")
+    parser.add_argument("--no-novnc", action="store_true", help="skip the x11vnc+noVNC peer")
+    args = parser.parse_args(argv)
+    cfg = BenchConfig.quick_config() if args.quick else BenchConfig()
+    if args.trials or args.no_novnc:
+        cfg = BenchConfig(**{**cfg.__dict__, **({"trials": args.trials} if args.trials else {}),
+                             "novnc": not args.no_novnc})
+    try:
+        results = run_bench(cfg, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    except BenchError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(results))
+    if args.json:
+        print(json.dumps(results, indent=2))
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

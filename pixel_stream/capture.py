@@ -1,0 +1,276 @@
+"""Damage-driven screen capture: one thread per display feeding one ``FrameSlot``.
+
+The thread sleeps in ``select()`` on the X connection. X DAMAGE tells it which rectangles
+of the root window changed; it then reads the screen through MIT-SHM (``mss``) and
+publishes the frame with its sequence number and damaged region. Nothing runs while the
+screen is idle except a heartbeat once a second, which re-announces the picture so video
+streams stay alive; every ``verify_every``-th heartbeat also re-reads the screen and
+compares, a safety net for damage that was never reported. Frames are rate-capped (30 fps
+by default): damage arriving faster is merged into the next frame, never queued.
+
+``fresh_frame()`` is for agents: it makes the thread flush the X connection (a round trip,
+so every damage event the server generated before the request is seen), read the screen
+at once if anything is pending, and return that frame - "the screen as of now".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import select
+import threading
+import time
+from concurrent.futures import Future
+
+from pixel_stream.frames import Frame, FrameSlot, Rect
+
+log = logging.getLogger(__name__)
+
+
+class CaptureError(RuntimeError):
+    """The display cannot be captured (no such display, no DAMAGE extension...)."""
+
+
+class ScreenCapture:
+    """Capture the root window of ``display_name`` into ``slot``."""
+
+    def __init__(
+        self,
+        display_name: str,
+        slot: FrameSlot | None = None,
+        max_fps: float = 30.0,
+        heartbeat_s: float = 1.0,
+        verify_every: int = 5,
+    ) -> None:
+        if not 1 <= max_fps <= 60:
+            raise ValueError(f"max_fps must be between 1 and 60, got {max_fps!r}")
+        if heartbeat_s <= 0:
+            raise ValueError(f"heartbeat_s must be positive, got {heartbeat_s!r}")
+        self.display_name = display_name
+        self.slot = slot or FrameSlot()
+        self.min_interval = 1.0 / max_fps
+        self.heartbeat_s = heartbeat_s
+        self.verify_every = max(1, verify_every)
+        self._heartbeats = 0
+        self.width = 0
+        self.height = 0
+        self.frames_captured = 0
+        self.missed_damage = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = -1, -1
+        self._fresh_lock = threading.Lock()
+        self._fresh_requests: list[Future] = []
+        self._pending: Rect | None = None
+        self._pending_since = 0.0
+        self._last_damage_at = 0.0
+        self._started = threading.Event()
+        self._start_error: BaseException | None = None
+
+    # -- public ----------------------------------------------------------------------
+    def start(self, timeout: float = 10.0) -> ScreenCapture:
+        """Open the display, take the first frame and start the capture thread."""
+        if self._thread is not None:
+            raise CaptureError("capture already started")
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._thread = threading.Thread(
+            target=self._run, name=f"capture{self.display_name}", daemon=True
+        )
+        self._thread.start()
+        if not self._started.wait(timeout):
+            raise CaptureError(f"capture of {self.display_name} did not start in {timeout} s")
+        if self._start_error is not None:
+            self._thread.join(1.0)
+            self._thread = None
+            raise CaptureError(
+                f"cannot capture display {self.display_name}: {self._start_error}"
+            ) from self._start_error
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread and close the X connections; wakes every waiter."""
+        self._stop.set()
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(5.0)
+            self._thread = None
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
+        self.slot.close()
+        with self._fresh_lock:
+            requests, self._fresh_requests = self._fresh_requests, []
+        for fut in requests:
+            if not fut.done():
+                fut.set_result(self.slot.latest)
+
+    @property
+    def last_damage_at(self) -> float:
+        """Monotonic time of the most recent damage seen (0 if none yet)."""
+        return self._last_damage_at
+
+    @property
+    def damage_pending(self) -> bool:
+        """Damage was reported that no published frame covers yet."""
+        return self._pending is not None
+
+    def request_fresh(self) -> Future:
+        """Ask for the screen as of now; the future resolves to that ``Frame``."""
+        fut: Future = Future()
+        if self._thread is None or self._stop.is_set():
+            fut.set_result(self.slot.latest)
+            return fut
+        with self._fresh_lock:
+            self._fresh_requests.append(fut)
+        self._wake()
+        return fut
+
+    async def fresh_frame(self) -> Frame:
+        """``request_fresh`` for asyncio code."""
+        frame = await asyncio.wrap_future(self.request_fresh())
+        if frame is None:
+            raise CaptureError(f"capture of {self.display_name} has stopped")
+        return frame
+
+    def __enter__(self) -> ScreenCapture:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- thread ----------------------------------------------------------------------
+    def _wake(self) -> None:
+        if self._wake_w >= 0:
+            try:
+                os.write(self._wake_w, b"x")
+            except (BlockingIOError, OSError):
+                pass
+
+    def _run(self) -> None:
+        try:
+            conn, damage_id, grabber = self._open()
+        except BaseException as exc:  # noqa: BLE001 - reported to start()
+            self._start_error = exc
+            self._started.set()
+            return
+        try:
+            self._loop(conn, damage_id, grabber)
+        except Exception as exc:  # noqa: BLE001 - the display died or the X connection broke
+            if not self._stop.is_set():
+                log.warning("capture of %s stopped: %s", self.display_name, exc)
+        finally:
+            for closer in (grabber.close, conn.close):
+                try:
+                    closer()
+                except Exception:  # noqa: BLE001 - already broken
+                    pass
+            self.slot.close()
+
+    def _open(self):
+        import mss
+        from Xlib import display as xdisplay
+        from Xlib.ext import damage
+
+        conn = xdisplay.Display(self.display_name)
+        if not conn.has_extension("DAMAGE"):
+            conn.close()
+            raise CaptureError(f"display {self.display_name} has no DAMAGE extension")
+        conn.damage_query_version()
+        root = conn.screen().root
+        geometry = root.get_geometry()
+        self.width, self.height = geometry.width, geometry.height
+        damage_id = root.damage_create(damage.DamageReportRawRectangles)
+        conn.sync()
+        grabber = mss.MSS(display=self.display_name, backend="xshmgetimage")
+        self._monitor = {"left": 0, "top": 0, "width": self.width, "height": self.height}
+        now = time.monotonic()
+        pixels = self._grab(grabber)
+        self._publish(pixels, Rect(0, 0, self.width, self.height), now)
+        self._started.set()
+        return conn, damage_id, grabber
+
+    def _grab(self, grabber) -> bytearray:
+        return grabber.grab(self._monitor).raw
+
+    def _publish(self, pixels: bytearray, region: Rect, damaged_at: float) -> Frame:
+        latest = self.slot.latest
+        frame = Frame(
+            seq=(latest.seq + 1) if latest else 1,
+            width=self.width,
+            height=self.height,
+            pixels=pixels,
+            region=region,
+            damaged_at=damaged_at,
+            captured_at=time.monotonic(),
+        )
+        self.frames_captured += 1
+        self.slot.publish(frame)
+        return frame
+
+    def _drain_damage(self, conn) -> None:
+        while conn.pending_events():
+            event = conn.next_event()
+            area = getattr(event, "area", None)
+            if area is None:
+                continue
+            rect = Rect(area.x, area.y, area.width, area.height)
+            if self._pending is None:
+                self._pending_since = time.monotonic()
+            self._pending = rect.union(self._pending)
+            self._last_damage_at = time.monotonic()
+
+    def _loop(self, conn, damage_id: int, grabber) -> None:
+        xfd = conn.fileno()
+        last_grab = time.monotonic()
+        last_announce = last_grab
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self._pending is not None:
+                timeout = max(0.0, last_grab + self.min_interval - now)
+            else:
+                timeout = max(0.0, last_announce + self.heartbeat_s - now)
+            readable, _, _ = select.select([xfd, self._wake_r], [], [], timeout)
+            if self._stop.is_set():
+                break
+            if self._wake_r in readable:
+                try:
+                    os.read(self._wake_r, 4096)
+                except BlockingIOError:
+                    pass
+            with self._fresh_lock:
+                fresh, self._fresh_requests = self._fresh_requests, []
+            if fresh:
+                conn.sync()  # round trip: every damage the server queued for us is now read
+            self._drain_damage(conn)
+            now = time.monotonic()
+            if self._pending is not None and (fresh or now - last_grab >= self.min_interval):
+                region, since = self._pending, self._pending_since
+                self._pending = None
+                conn.damage_subtract(damage_id, 0, 0)
+                conn.flush()
+                self._publish(self._grab(grabber), region, since)
+                last_grab = last_announce = time.monotonic()
+            elif self._pending is None and now - last_announce >= self.heartbeat_s:
+                self._heartbeat(grabber)
+                last_grab = last_announce = time.monotonic()
+            for fut in fresh:
+                if not fut.done():
+                    fut.set_result(self.slot.latest)
+
+    def _heartbeat(self, grabber) -> None:
+        self._heartbeats += 1
+        if self._heartbeats % self.verify_every:
+            self.slot.heartbeat()
+            return
+        pixels = self._grab(grabber)
+        latest = self.slot.latest
+        if latest is not None and pixels == latest.pixels:
+            self.slot.heartbeat()
+            return
+        # Pixels changed without a damage report: publish them rather than trust DAMAGE.
+        self.missed_damage += 1
+        self._publish(pixels, Rect(0, 0, self.width, self.height), time.monotonic())

@@ -1,0 +1,259 @@
+// Receiver page of a pixel session: plays the WebRTC stream 1:1 and forwards input.
+//
+// Pixel-only by design, like a Citrix session with clipboard and drive mapping disabled:
+// a local paste is swallowed (never read, never sent), nothing is ever written to the
+// local clipboard, and dropped files go nowhere. The server enforces the same; the page
+// additionally runs under a Permissions-Policy that denies it clipboard access.
+
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || "";
+const forcedViewOnly = params.get("view_only") === "1";
+const storedId = sessionStorage.getItem("pixelStreamClientId");
+const clientId = params.get("client_id") || storedId || "";
+
+const video = document.getElementById("screen");
+const ui = {
+  state: document.getElementById("state"),
+  role: document.getElementById("role"),
+  latency: document.getElementById("latency"),
+  codec: document.getElementById("codec"),
+  take: document.getElementById("take"),
+  notice: document.getElementById("notice"),
+};
+
+const state = {
+  ws: null, pc: null, channel: null, role: "viewer", clientId: clientId,
+  rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
+  timeline: {},  // performance.now() of each connection stage, for diagnostics
+};
+const mark = (name) => { if (!(name in state.timeline)) state.timeline[name] = performance.now(); };
+window.pixelStream = { state, video, send, connect };
+
+function setPill(el, text, cls) {
+  el.textContent = text;
+  el.className = "pill" + (cls ? " " + cls : "");
+}
+
+function notice(text) {
+  ui.notice.textContent = text;
+  clearTimeout(notice.timer);
+  notice.timer = setTimeout(() => { ui.notice.textContent = ""; }, 4000);
+}
+
+function setRole(role) {
+  state.role = role;
+  const controlling = role === "controller" && !forcedViewOnly;
+  setPill(ui.role, controlling ? "in control" : "view only", controlling ? "ok" : "warn");
+  video.classList.toggle("viewonly", !controlling);
+  ui.take.hidden = controlling || forcedViewOnly;
+}
+
+function canSend() {
+  return state.role === "controller" && !forcedViewOnly &&
+    state.channel && state.channel.readyState === "open";
+}
+
+function send(message) {
+  if (state.channel && state.channel.readyState === "open") {
+    state.channel.send(JSON.stringify(message));
+    return true;
+  }
+  return false;
+}
+
+function wsUrl(path) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}?token=${encodeURIComponent(token)}`;
+}
+
+function waitForIce(pc, ms) {
+  if (pc.iceGatheringState === "complete") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { if (pc.iceGatheringState === "complete") resolve(); };
+    pc.addEventListener("icegatheringstatechange", done);
+    setTimeout(resolve, ms);
+  });
+}
+
+// -- connection ------------------------------------------------------------------------
+async function connect() {
+  setPill(ui.state, "connecting…", "warn");
+  mark("connect");
+  const pc = new RTCPeerConnection({ iceServers: [] });
+  state.pc = pc;
+  pc.addTransceiver("video", { direction: "recvonly" });
+  const channel = pc.createDataChannel("input", { ordered: true });
+  state.channel = channel;
+  channel.onmessage = (e) => onChannelMessage(e.data);
+  channel.onopen = () => setRole(state.role);
+  pc.ontrack = (e) => {
+    const receiver = e.receiver;
+    // Show frames as soon as they are decoded: no extra playout delay.
+    if ("playoutDelayHint" in receiver) receiver.playoutDelayHint = 0;
+    if ("jitterBufferTarget" in receiver) receiver.jitterBufferTarget = 0;
+    video.srcObject = e.streams[0] || new MediaStream([e.track]);
+    if ("requestVideoFrameCallback" in video) {
+      video.requestVideoFrameCallback(() => mark("first_frame_presented"));
+    }
+  };
+  pc.onconnectionstatechange = () => {
+    const s = pc.connectionState;
+    mark("pc_" + s);
+    setPill(ui.state, s, s === "connected" ? "ok" : (s === "failed" ? "bad" : "warn"));
+  };
+  const offer = await pc.createOffer();
+  await pc.setLocalDescription(offer);
+  mark("offer");
+  await waitForIce(pc, 2000);
+  mark("ice_gathered");
+
+  const ws = new WebSocket(wsUrl("/rtc"));
+  state.ws = ws;
+  ws.onopen = () => mark("ws_open") || ws.send(JSON.stringify({
+    type: "offer", sdp: pc.localDescription.sdp,
+    client_id: state.clientId || undefined, view_only: forcedViewOnly,
+  }));
+  ws.onmessage = async (e) => {
+    const msg = JSON.parse(e.data);
+    if (msg.type === "answer") {
+      mark("answer");
+      state.clientId = msg.client_id;
+      sessionStorage.setItem("pixelStreamClientId", msg.client_id);
+      state.width = msg.width; state.height = msg.height;
+      setPill(ui.codec, msg.codec);
+      setRole(msg.role);
+      await pc.setRemoteDescription({ type: "answer", sdp: msg.sdp });
+      state.reconnectDelay = 500;
+    } else if (msg.type === "role") {
+      setRole(msg.role);
+    } else if (msg.type === "ended") {
+      state.ended = true;
+      setPill(ui.state, "session ended: " + msg.reason, "bad");
+    } else if (msg.type === "error") {
+      notice(msg.message);
+    }
+  };
+  ws.onclose = (e) => {
+    if (state.ended) return;
+    setPill(ui.state, e.code === 1006 && !state.width ? "rejected" : "reconnecting…", "bad");
+    teardown();
+    // Reconnect with the same client id: within the grace the seat is still ours.
+    setTimeout(connect, state.reconnectDelay);
+    state.reconnectDelay = Math.min(state.reconnectDelay * 2, 10000);
+  };
+}
+
+function teardown() {
+  if (state.pc) { try { state.pc.close(); } catch (err) { /* already closed */ } }
+  state.pc = null; state.channel = null;
+}
+
+function onChannelMessage(data) {
+  let msg;
+  try { msg = JSON.parse(data); } catch (err) { return; }
+  if (msg.t === "pong" && typeof msg.ts === "number") {
+    state.rttMs = performance.now() - msg.ts;
+    setPill(ui.latency, `${state.rttMs.toFixed(1)} ms`,
+      state.rttMs < 50 ? "ok" : (state.rttMs < 150 ? "warn" : "bad"));
+  } else if (msg.t === "role") {
+    setRole(msg.role);
+  } else if (msg.t === "error") {
+    notice(msg.message);
+  }
+}
+
+setInterval(() => send({ t: "ping", id: Date.now(), ts: performance.now() }), 1000);
+
+// -- 1:1 display -----------------------------------------------------------------------
+function fitOneToOne() {
+  if (!video.videoWidth) return;
+  const dpr = window.devicePixelRatio || 1;
+  video.style.width = `${video.videoWidth / dpr}px`;
+  video.style.height = `${video.videoHeight / dpr}px`;
+}
+video.addEventListener("loadedmetadata", () => { mark("first_frame"); fitOneToOne(); });
+video.addEventListener("resize", fitOneToOne);
+window.addEventListener("resize", fitOneToOne);
+
+// -- input -----------------------------------------------------------------------------
+function point(e) {
+  const rect = video.getBoundingClientRect();
+  const sx = (video.videoWidth || rect.width) / rect.width;
+  const sy = (video.videoHeight || rect.height) / rect.height;
+  const maxX = (video.videoWidth || rect.width) - 1;
+  const maxY = (video.videoHeight || rect.height) - 1;
+  return {
+    x: Math.max(0, Math.min(maxX, Math.floor((e.clientX - rect.left) * sx))),
+    y: Math.max(0, Math.min(maxY, Math.floor((e.clientY - rect.top) * sy))),
+  };
+}
+const BUTTONS = { 0: 1, 1: 2, 2: 3, 3: 8, 4: 9 };
+
+video.addEventListener("pointermove", (e) => {
+  if (!canSend()) return;
+  const p = point(e);
+  send({ t: "move", x: p.x, y: p.y });
+});
+video.addEventListener("pointerdown", (e) => {
+  video.focus();
+  if (!canSend() || !(e.button in BUTTONS)) return;
+  e.preventDefault();
+  video.setPointerCapture(e.pointerId);
+  const p = point(e);
+  send({ t: "button", button: BUTTONS[e.button], down: true, x: p.x, y: p.y });
+});
+video.addEventListener("pointerup", (e) => {
+  if (!canSend() || !(e.button in BUTTONS)) return;
+  e.preventDefault();
+  const p = point(e);
+  send({ t: "button", button: BUTTONS[e.button], down: false, x: p.x, y: p.y });
+});
+video.addEventListener("contextmenu", (e) => e.preventDefault());
+
+let wheelX = 0, wheelY = 0;
+video.addEventListener("wheel", (e) => {
+  e.preventDefault();
+  if (!canSend()) return;
+  const unit = e.deltaMode === 1 ? 3 : (e.deltaMode === 2 ? 0.1 : 100);
+  wheelX += e.deltaX / unit; wheelY += e.deltaY / unit;
+  const dx = Math.trunc(wheelX), dy = Math.trunc(wheelY);
+  if (!dx && !dy) return;
+  wheelX -= dx; wheelY -= dy;
+  const p = point(e);
+  send({ t: "wheel", dx, dy, x: p.x, y: p.y });
+}, { passive: false });
+
+function onKey(e, down) {
+  if (document.activeElement !== video || e.isComposing) return;
+  e.preventDefault();
+  e.stopPropagation();
+  if (!canSend()) return;
+  send({ t: "key", key: e.key, code: e.code, down });
+}
+window.addEventListener("keydown", (e) => onKey(e, true), true);
+window.addEventListener("keyup", (e) => onKey(e, false), true);
+window.addEventListener("blur", () => { if (canSend()) send({ t: "release_all" }); });
+
+// -- no clipboard, no file transfer ----------------------------------------------------
+for (const type of ["paste", "copy", "cut"]) {
+  document.addEventListener(type, (e) => {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (type === "paste") notice("Clipboard is disabled in this session.");
+  }, true);
+}
+for (const type of ["dragover", "drop"]) {
+  document.addEventListener(type, (e) => {
+    e.preventDefault();
+    if (type === "drop") notice("File transfer is disabled in this session.");
+  }, true);
+}
+
+ui.take.addEventListener("click", () => {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) {
+    state.ws.send(JSON.stringify({ type: "take_control" }));
+  }
+});
+
+setRole("viewer");
+connect();

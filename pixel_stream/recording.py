@@ -1,0 +1,198 @@
+"""Trace recording: every injected input, from any client, as one JSON line.
+
+``trace.jsonl`` starts with a header line (``"kind": "header"``: screen size, mode, start
+times) followed by one line per input, in the order they were injected:
+
+    {"n": 3, "t": 1.234, "sandbox_time": "2026-10-19T09:00:01.234000-04:00",
+     "client": "agent-1", "kind": "action", "event": {"action": "left_click", ...},
+     "seq_before": 17, "seq_after": 18, "screenshot": "shots/000003.png"}
+
+``t`` is monotonic seconds since the trace started; ``seq_before`` the frame on screen when
+the input was injected; ``seq_after`` the frame once the screen settled (no damage for
+``settle_ms``) or when the next input arrived, whichever came first. ``kind`` is
+``action`` (agent API, computer-use vocabulary) or ``input`` (receiver page, low-level
+message). With ``screenshots=True`` the settled frame is saved as PNG next to the trace for
+every input except bare pointer motion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pixel_stream.capture import ScreenCapture
+from pixel_stream.imaging import encode_frame
+
+log = logging.getLogger(__name__)
+
+TRACE_NAME = "trace.jsonl"
+TRACE_VERSION = 1
+
+
+@dataclass
+class _Pending:
+    line: dict[str, Any]
+    at: float
+    screenshot: bool
+    next_arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class TraceRecorder:
+    """Writes ``trace.jsonl`` (and optional screenshots) for one session."""
+
+    def __init__(
+        self,
+        directory: Path | str,
+        capture: ScreenCapture,
+        now_sandbox: Callable[[], datetime],
+        screenshots: bool = False,
+        settle_ms: float = 150.0,
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / TRACE_NAME
+        self._capture = capture
+        self._now_sandbox = now_sandbox
+        self.screenshots = screenshots
+        self.settle_s = settle_ms / 1000.0
+        self._header = header or {}
+        self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
+        self._last: _Pending | None = None
+        self._task: asyncio.Task | None = None
+        self._file = None
+        self._t0 = time.monotonic()
+        self.count = 0
+
+    async def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size > 0:
+            raise FileExistsError(
+                f"{self.path} already holds a trace; record into an empty directory "
+                "(traces are never appended to or overwritten)"
+            )
+        if self.screenshots:
+            (self.directory / "shots").mkdir(exist_ok=True)
+        self._file = self.path.open("w", encoding="utf-8")
+        self._t0 = time.monotonic()
+        frame = self._capture.slot.latest
+        header = {
+            "kind": "header",
+            "version": TRACE_VERSION,
+            "width": self._capture.width,
+            "height": self._capture.height,
+            "sandbox_time": self._now_sandbox().isoformat(),
+            "seq": frame.seq if frame else 0,
+            **self._header,
+        }
+        self._write(header)
+        self._task = asyncio.create_task(self._finalise_loop(), name="trace-recorder")
+
+    def record(self, client_id: str, kind: str, event: dict[str, Any], seq_before: int) -> None:
+        """Log one injected input (call right after injecting it)."""
+        if self._file is None:
+            return
+        now = time.monotonic()
+        self.count += 1
+        line = {
+            "n": self.count,
+            "t": round(now - self._t0, 6),
+            "sandbox_time": self._now_sandbox().isoformat(),
+            "client": client_id,
+            "kind": kind,
+            "event": event,
+            "seq_before": seq_before,
+        }
+        shot = self.screenshots and not (kind == "input" and event.get("t") == "move")
+        pending = _Pending(line=line, at=now, screenshot=shot)
+        if self._last is not None:
+            self._last.next_arrived.set()
+        self._last = pending
+        self._queue.put_nowait(pending)
+
+    async def _finalise_loop(self) -> None:
+        while True:
+            pending = await self._queue.get()
+            if pending is None:
+                return
+            await self._settle(pending)
+            frame = self._capture.slot.latest
+            pending.line["seq_after"] = frame.seq if frame else 0
+            if pending.screenshot and frame is not None:
+                name = f"shots/{pending.line['n']:06d}.png"
+                data = await asyncio.to_thread(encode_frame, frame, "png")
+                (self.directory / name).write_bytes(data)
+                pending.line["screenshot"] = name
+            self._write(pending.line)
+
+    async def _settle(self, pending: _Pending) -> None:
+        """Until the screen is quiet after this input, or the next input came."""
+        capture = self._capture
+        deadline = pending.at + 2.0
+        while not pending.next_arrived.is_set():
+            now = time.monotonic()
+            activity = max(pending.at, capture.last_damage_at)
+            if now - activity >= self.settle_s and not capture.damage_pending:
+                return
+            if now >= deadline:
+                return
+            wake = min(max(activity + self.settle_s, now + 0.002), deadline) - now
+            try:
+                await asyncio.wait_for(pending.next_arrived.wait(), wake)
+            except TimeoutError:
+                pass
+
+    def _write(self, line: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self._file.flush()
+
+    async def close(self) -> None:
+        """Finish pending lines (their ``seq_after`` is the frame at close) and close."""
+        if self._task is not None:
+            if self._last is not None:
+                self._last.next_arrived.set()
+            self._queue.put_nowait(None)
+            try:
+                await asyncio.wait_for(self._task, 10.0)
+            except TimeoutError:
+                self._task.cancel()
+            self._task = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read_trace(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(header, events) of a trace file; raises ``ValueError`` with the line number."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / TRACE_NAME
+    header: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for number, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not JSON ({exc})") from exc
+            if line.get("kind") == "header":
+                if header is None:
+                    header = line
+                continue
+            if line.get("kind") not in ("action", "input") or "event" not in line:
+                raise ValueError(
+                    f"{path}:{number}: a trace line needs kind 'action' or 'input' and an event"
+                )
+            events.append(line)
+    if header is None:
+        raise ValueError(f"{path}: no header line; is this a pixel_stream trace?")
+    return header, events

@@ -1,0 +1,133 @@
+"""Replay a recorded trace against a display.
+
+Two pacings:
+
+* ``recorded`` - each input is injected at its recorded time offset (scaled by
+  ``speed``), the way a human did it;
+* ``settle`` - each input is injected as soon as the screen has settled after the previous
+  one (no damage for ``quiet_ms``). Inputs that did not change the screen when recorded
+  (``seq_after == seq_before``, e.g. pointer motion) do not wait.
+
+Agent actions are replayed through the same code as the agent API, receiver input through
+the same code as the receiver page, so a replay is exactly as faithful as a live session.
+The report ends with the final screen's pixel hash, for comparing two runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pixel_stream.actions import parse_action, perform_action
+from pixel_stream.capture import ScreenCapture
+from pixel_stream.imaging import pixel_hash
+from pixel_stream.observe import wait_for_quiet
+from pixel_stream.recording import read_trace
+from pixel_stream.viewer_input import ViewerInput, parse_viewer_input
+from pixel_stream.xinput import InputInjector
+
+PACINGS = ("recorded", "settle")
+
+
+class ReplayError(RuntimeError):
+    """The trace cannot be replayed on this display."""
+
+
+@dataclass
+class ReplayReport:
+    events: int = 0
+    final_seq: int = 0
+    final_hash: str = ""
+    duration_s: float = 0.0
+    timed_out: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "events": self.events,
+            "final_seq": self.final_seq,
+            "final_hash": self.final_hash,
+            "duration_s": round(self.duration_s, 3),
+            "timed_out": self.timed_out,
+        }
+
+
+async def replay_trace(
+    trace: Path | str,
+    display_name: str,
+    pacing: str = "settle",
+    quiet_ms: float = 200.0,
+    timeout_ms: float = 5000.0,
+    speed: float = 1.0,
+) -> ReplayReport:
+    """Re-inject every input of ``trace`` into ``display_name``; returns a report."""
+    if pacing not in PACINGS:
+        raise ReplayError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
+    if speed <= 0:
+        raise ReplayError(f"speed must be positive, got {speed!r}")
+    header, events = read_trace(trace)
+    capture = await asyncio.to_thread(ScreenCapture(display_name).start)
+    injector = await asyncio.to_thread(InputInjector, display_name)
+    pool = ThreadPoolExecutor(1, thread_name_prefix="replay-input")
+    loop = asyncio.get_running_loop()
+
+    async def run(fn, *args):
+        return await loop.run_in_executor(pool, fn, *args)
+
+    report = ReplayReport()
+    try:
+        if (header.get("width"), header.get("height")) != (capture.width, capture.height):
+            raise ReplayError(
+                f"the trace was recorded on a {header.get('width')}x{header.get('height')} "
+                f"screen but {display_name} is {capture.width}x{capture.height}"
+            )
+        inputs: dict[str, ViewerInput] = {}
+        started = time.monotonic()
+        for event in events:
+            if pacing == "recorded":
+                due = started + float(event.get("t", 0.0)) / speed
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            seq_before = capture.slot.latest.seq
+            injected_at = await _inject(event, capture, injector, run, inputs)
+            report.events += 1
+            changed = event.get("seq_after", 0) != event.get("seq_before", 0)
+            if pacing == "settle" and changed:
+                seen = await wait_for_quiet(capture, injected_at, seq_before, quiet_ms, timeout_ms)
+                if seen.timed_out:
+                    report.timed_out.append(event.get("n", report.events))
+        for viewer_input in inputs.values():
+            await viewer_input.release_all()
+        final = await wait_for_quiet(
+            capture, time.monotonic(), capture.slot.latest.seq, quiet_ms, timeout_ms
+        )
+        report.final_seq = final.frame.seq
+        report.final_hash = pixel_hash(final.frame)
+        report.duration_s = time.monotonic() - started
+        return report
+    finally:
+        await run(injector.close)
+        pool.shutdown(wait=True)
+        await asyncio.to_thread(capture.stop)
+
+
+async def _inject(
+    event: dict[str, Any],
+    capture: ScreenCapture,
+    injector: InputInjector,
+    run,
+    inputs: dict[str, ViewerInput],
+) -> float:
+    body = event["event"]
+    if event["kind"] == "action":
+        action = parse_action(body, capture.width, capture.height)
+        await perform_action(action, injector, run)
+    else:
+        client = str(event.get("client", "viewer"))
+        viewer_input = inputs.setdefault(client, ViewerInput(injector, run))
+        await viewer_input.apply(parse_viewer_input(body, capture.width, capture.height))
+    return time.monotonic()

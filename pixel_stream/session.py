@@ -1,0 +1,719 @@
+"""A pixel session: one display, captured once, served to viewers and agents on one port.
+
+``PixelSession`` ties the parts together: the damage-driven capture and its latest-frame
+slot, one XTEST input connection (driven from a single input thread so every client's
+input is injected in order), the controller seat, the optional trace recorder, and an
+HTTP/WebSocket server (Starlette on uvicorn) with
+
+* ``GET /?token=..``       the receiver page (WebRTC video, input forwarding);
+* ``WS  /rtc``             WebRTC signalling for the receiver page;
+* ``WS  /agent``           the agent API (docs/agent-api.md);
+* ``GET /status?token=..`` a JSON description of the session.
+
+Every endpoint except the page's static assets needs the session token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import secrets
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from pixel_stream.agent_api import AgentConnection
+from pixel_stream.capture import ScreenCapture
+from pixel_stream.control import ControlSeat
+from pixel_stream.display import Display
+from pixel_stream.imaging import ScreenshotCache
+from pixel_stream.policy import SessionPolicy
+from pixel_stream.recording import TraceRecorder
+from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
+from pixel_stream.video import EncodedFeed
+from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
+from pixel_stream.xinput import InputInjector
+
+log = logging.getLogger(__name__)
+
+RECEIVER_DIR = Path(__file__).with_name("receiver")
+# The receiver page may not touch the clipboard at all, whatever its script does.
+PAGE_HEADERS = {
+    "Permissions-Policy": "clipboard-read=(), clipboard-write=()",
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "media-src 'self' blob:; connect-src 'self'"
+    ),
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+}
+OFFER_TIMEOUT_S = 30.0
+MAX_VIEWER_QUEUE = 256
+
+
+class SessionError(RuntimeError):
+    """The session could not start or was used in a state that does not allow it."""
+
+
+class _Server(uvicorn.Server):
+    """uvicorn embedded in a session.
+
+    No signal handling of its own (the session's owner handles signals), and no 10 Hz
+    housekeeping tick: an idle session should not wake up for nothing.
+    """
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.exit_requested = asyncio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self):  # type: ignore[override]
+        yield
+
+    async def main_loop(self) -> None:
+        await self.on_tick(0)  # sets the default response headers once
+        await self.exit_requested.wait()
+
+    def request_exit(self) -> None:
+        self.should_exit = True
+        self.exit_requested.set()
+
+
+class _Viewer:
+    """One connected receiver page."""
+
+    def __init__(self, client_id: str, ws: WebSocket, track: ScreenVideoTrack) -> None:
+        self.client_id = client_id
+        self.ws = ws
+        self.track = track
+        self.pc = None
+        self.codec: str | None = None
+        self.channel = None
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_VIEWER_QUEUE)
+        self.input: ViewerInput | None = None
+        self.worker: asyncio.Task | None = None
+
+
+class PixelSession:
+    """Serve one X display to human viewers (WebRTC) and agents (WebSocket API)."""
+
+    def __init__(
+        self,
+        display: Display | str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        mode: str = "desktop",
+        record_dir: Path | str | None = None,
+        record_screenshots: bool = False,
+        policy: SessionPolicy | None = None,
+        clock: Any = None,
+        name: str | None = None,
+    ) -> None:
+        self.display = display
+        self.display_name = display if isinstance(display, str) else display.name
+        if policy is None:
+            policy = SessionPolicy(mode=mode)
+        elif mode != "desktop" and policy.mode != mode:
+            raise SessionError(f"mode={mode!r} contradicts policy.mode={policy.mode!r}")
+        self.policy = policy
+        self.host = host
+        self.requested_port = port
+        self.token = token or secrets.token_urlsafe(24)
+        if not isinstance(self.token, str) or len(self.token) < 8:
+            raise SessionError("a session token must be a string of at least 8 characters")
+        self.record_dir = Path(record_dir) if record_dir is not None else None
+        self.record_screenshots = record_screenshots
+        if clock is None:
+            from sandbox.clock import SandboxClock
+
+            clock = SandboxClock().run()
+        self.clock = clock
+        self.name = name or f"pixel{self.display_name}"
+        self.port: int | None = None
+        self.width = 0
+        self.height = 0
+        self.ended = asyncio.Event()
+        self.end_reason: str | None = None
+        self.capture: ScreenCapture | None = None
+        self.injector: InputInjector | None = None
+        self.seat = ControlSeat(policy.disconnect_grace_s)
+        self.recorder: TraceRecorder | None = None
+        self.screenshots = ScreenshotCache()
+        self._feeds: dict[str, EncodedFeed] = {}
+        self._viewers: dict[str, _Viewer] = {}
+        self._agents: dict[str, WebSocket] = {}
+        self._ids = itertools.count(1)
+        self._input_pool: ThreadPoolExecutor | None = None
+        self._server: _Server | None = None
+        self._serve_task: asyncio.Task | None = None
+        self._idle_task: asyncio.Task | None = None
+        self._keeper = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.last_input_at = time.monotonic()
+        self.started_at = 0.0
+
+    # -- addresses ---------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise SessionError("the session is not started")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The receiver page, token included."""
+        return f"{self.base_url}/?token={self.token}"
+
+    @property
+    def agent_url(self) -> str:
+        """The agent API WebSocket (pass the token separately or as ``?token=``)."""
+        return self.base_url.replace("http://", "ws://") + "/agent"
+
+    @property
+    def slot(self):
+        return self.capture.slot
+
+    # -- lifecycle ---------------------------------------------------------------------
+    async def start(self) -> PixelSession:
+        """Start capture, input, (recording,) and the server; returns when it accepts."""
+        if self._serve_task is not None:
+            raise SessionError("the session is already started")
+        self._loop = asyncio.get_running_loop()
+        self.started_at = time.monotonic()
+        try:
+            self.capture = ScreenCapture(
+                self.display_name, max_fps=self.policy.max_fps,
+                heartbeat_s=self.policy.heartbeat_s,
+            )
+            await asyncio.to_thread(self.capture.start)
+            self.width, self.height = self.capture.width, self.capture.height
+            self.injector = await asyncio.to_thread(InputInjector, self.display_name)
+            self._input_pool = ThreadPoolExecutor(1, thread_name_prefix="pixel-input")
+            if self.record_dir is not None:
+                self.recorder = TraceRecorder(
+                    self.record_dir, self.capture, self.clock.now,
+                    screenshots=self.record_screenshots,
+                    header={"mode": self.policy.mode, "display": self.display_name},
+                )
+                await self.recorder.start()
+            if self.policy.mode == "published":
+                from pixel_stream.published import PublishedWindowKeeper
+
+                self._keeper = await asyncio.to_thread(
+                    lambda: PublishedWindowKeeper(self.display_name).start()
+                )
+            await self._start_server()
+            if self.policy.idle_timeout_s is not None:
+                self._idle_task = asyncio.create_task(self._idle_watch(), name="idle-timeout")
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def _start_server(self) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Inherited by accepted sockets: a reply and its image are two writes, and Nagle's
+        # algorithm would hold the second one for the client's delayed ACK (40 ms).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            sock.bind((self.host, self.requested_port))
+        except OSError as exc:
+            sock.close()
+            raise SessionError(
+                f"cannot listen on {self.host}:{self.requested_port} ({exc}); "
+                "choose another port or port=0 for a free one"
+            ) from exc
+        sock.listen(64)
+        sock.setblocking(False)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self._app(), log_level="warning", lifespan="off", ws="websockets-sansio",
+            ws_max_size=4 * 1024 * 1024, access_log=False,
+        )
+        self._server = _Server(config)
+        self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._serve_task.done():
+                self._serve_task.result()
+                raise SessionError("the session server stopped during start-up")
+            await asyncio.sleep(0.005)
+
+    async def stop(self) -> None:
+        """Close every client, stop the server, recording, encoders, input and capture."""
+        if not self.ended.is_set():
+            self._end("stopped")
+        for viewer in list(self._viewers.values()):
+            await self._close_viewer(viewer)
+        for ws in list(self._agents.values()):
+            with contextlib.suppress(Exception):
+                await ws.close(1001)
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            self._idle_task = None
+        if self._server is not None:
+            self._server.request_exit()
+        if self._serve_task is not None:
+            try:
+                await asyncio.wait_for(self._serve_task, 5.0)
+            except (TimeoutError, Exception):  # noqa: BLE001
+                self._serve_task.cancel()
+            self._serve_task = None
+        if self.recorder is not None:
+            await self.recorder.close()
+        for feed in self._feeds.values():
+            await asyncio.to_thread(feed.stop)
+        self._feeds.clear()
+        if self._keeper is not None:
+            await asyncio.to_thread(self._keeper.stop)
+            self._keeper = None
+        if self.injector is not None:
+            injector, self.injector = self.injector, None
+            if self._input_pool is not None:
+                await self._loop.run_in_executor(self._input_pool, injector.close)
+            else:
+                injector.close()
+        if self._input_pool is not None:
+            self._input_pool.shutdown(wait=True)
+            self._input_pool = None
+        if self.capture is not None:
+            await asyncio.to_thread(self.capture.stop)
+
+    async def __aenter__(self) -> PixelSession:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def _end(self, reason: str) -> None:
+        if self.ended.is_set():
+            return
+        self.end_reason = reason
+        self.ended.set()
+        log.info("session %s ended: %s", self.name, reason)
+        for viewer in list(self._viewers.values()):
+            asyncio.ensure_future(self._notify(viewer.ws, {"type": "ended", "reason": reason}))
+        for ws in list(self._agents.values()):
+            asyncio.ensure_future(self._notify(ws, {"type": "ended", "reason": reason}))
+
+    async def end(self, reason: str = "ended by the operator") -> None:
+        """Log the session off: clients are told why and disconnected; input stops."""
+        self._end(reason)
+        for viewer in list(self._viewers.values()):
+            await self._close_viewer(viewer)
+        for ws in list(self._agents.values()):
+            with contextlib.suppress(Exception):
+                await ws.close(1000, reason[:100])
+
+    async def wait_ended(self) -> str:
+        await self.ended.wait()
+        return self.end_reason or ""
+
+    # -- shared services ---------------------------------------------------------------
+    async def run_input(self, fn, *args):
+        """Run a blocking injector call on the input thread (in submission order)."""
+        if self._input_pool is None:
+            raise SessionError("the session is stopped")
+        return await self._loop.run_in_executor(self._input_pool, fn, *args)
+
+    def note_input(self, client_id: str, kind: str, event: dict, seq_before: int) -> None:
+        """Every injected input passes here: idle timer and trace."""
+        self.last_input_at = time.monotonic()
+        if self.recorder is not None:
+            self.recorder.record(client_id, kind, event, seq_before)
+
+    def _feed(self, codec: str) -> EncodedFeed:
+        feed = self._feeds.get(codec)
+        if feed is None:
+            feed = EncodedFeed(self.capture.slot, codec, quality=self.policy.video_quality)
+            self._feeds[codec] = feed
+        return feed
+
+    def describe(self) -> dict[str, Any]:
+        latest = self.capture.slot.latest if self.capture else None
+        return {
+            "session": self.name,
+            "display": self.display_name,
+            "width": self.width,
+            "height": self.height,
+            "policy": self.policy.to_dict(),
+            "ended": self.end_reason,
+            "seq": latest.seq if latest else None,
+            "frames_captured": self.capture.frames_captured if self.capture else 0,
+            "viewers": sorted(self._viewers),
+            "agents": sorted(self._agents),
+            "control": self.seat.describe(),
+            "encoders": {
+                codec: {
+                    "subscribers": f.subscribers,
+                    "frames": f.frames_encoded,
+                    "keyframes": f.keyframes,
+                    "bytes": f.bytes_encoded,
+                    "last_encode_ms": round(f.last_encode_ms, 2),
+                }
+                for codec, f in self._feeds.items()
+            },
+            "recording": str(self.recorder.path) if self.recorder else None,
+        }
+
+    async def _idle_watch(self) -> None:
+        limit = self.policy.idle_timeout_s
+        while not self.ended.is_set():
+            remaining = self.last_input_at + limit - time.monotonic()
+            if remaining <= 0:
+                await self.end(f"idle timeout: no input for {limit:g} s")
+                return
+            await asyncio.sleep(remaining)
+
+    # -- HTTP / WebSocket --------------------------------------------------------------
+    def _token_ok(self, conn: Request | WebSocket) -> bool:
+        supplied = conn.query_params.get("token")
+        auth = conn.headers.get("authorization", "")
+        if supplied is None and auth.lower().startswith("bearer "):
+            supplied = auth[7:].strip()
+        return supplied is not None and secrets.compare_digest(supplied, self.token)
+
+    def _app(self) -> Starlette:
+        return Starlette(routes=[
+            Route("/", self._page),
+            Route("/receiver.js", self._asset("receiver.js", "text/javascript")),
+            Route("/receiver.css", self._asset("receiver.css", "text/css")),
+            Route("/status", self._status),
+            WebSocketRoute("/rtc", self._rtc),
+            WebSocketRoute("/agent", self._agent),
+        ])
+
+    def _asset(self, name: str, media_type: str):
+        path = RECEIVER_DIR / name
+
+        async def endpoint(request: Request) -> Response:
+            return FileResponse(path, media_type=media_type, headers=PAGE_HEADERS)
+
+        return endpoint
+
+    async def _page(self, request: Request) -> Response:
+        if not self._token_ok(request):
+            return HTMLResponse(
+                "<!doctype html><title>Pixel session</title><p>This session needs its token: "
+                "open the address you were given, including <code>?token=...</code>.</p>",
+                status_code=403,
+            )
+        html = (RECEIVER_DIR / "receiver.html").read_text(encoding="utf-8")
+        return HTMLResponse(html, headers=PAGE_HEADERS)
+
+    async def _status(self, request: Request) -> Response:
+        if not self._token_ok(request):
+            return JSONResponse({"error": "wrong or missing session token"}, status_code=403)
+        return JSONResponse(self.describe())
+
+    async def _notify(self, ws: WebSocket, message: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):
+            await ws.send_text(json.dumps(message))
+
+    def _broadcast_roles(self) -> None:
+        for viewer in list(self._viewers.values()):
+            role = self.seat.role(viewer.client_id)
+            asyncio.ensure_future(self._notify(viewer.ws, {"type": "role", "role": role}))
+            if viewer.channel is not None and viewer.channel.readyState == "open":
+                with contextlib.suppress(Exception):
+                    viewer.channel.send(json.dumps({"t": "role", "role": role}))
+
+    def _client_id(self, requested: Any, prefix: str) -> str:
+        if isinstance(requested, str) and 0 < len(requested) <= 64 and requested.isprintable():
+            active = requested in self._viewers or requested in self._agents
+            if not active:
+                return requested
+        return f"{prefix}-{next(self._ids)}"
+
+    async def _reject(self, ws: WebSocket, reason: str) -> None:
+        # Closing before accept makes the server answer the handshake with HTTP 403.
+        log.info("rejected %s: %s", ws.url.path, reason)
+        await ws.close(code=4403, reason=reason)
+
+    # -- agents ------------------------------------------------------------------------
+    async def _agent(self, ws: WebSocket) -> None:
+        if not self._token_ok(ws):
+            await self._reject(ws, "wrong or missing session token")
+            return
+        if self.ended.is_set():
+            await self._reject(ws, f"session ended: {self.end_reason}")
+            return
+        await ws.accept()
+        params = ws.query_params
+        client_id = self._client_id(params.get("client_id"), "agent")
+        wants = params.get("control", "request") != "none"
+        role = self.seat.connect(client_id, "agent", wants_control=wants)
+        if params.get("control") == "take":
+            role = self.seat.take(client_id)
+        self._agents[client_id] = ws
+        self._broadcast_roles()
+        try:
+            await AgentConnection(self, ws, client_id).serve(role)
+        except WebSocketDisconnect:
+            pass
+        except Exception:  # noqa: BLE001
+            log.exception("agent connection %s failed", client_id)
+        finally:
+            self._agents.pop(client_id, None)
+            self._client_left(client_id)
+
+    def _client_left(self, client_id: str) -> None:
+        was_holder = self.seat.holder == client_id
+        self.seat.disconnect(client_id)
+        if was_holder and self.policy.disconnect_grace_s > 0 and self._loop is not None:
+            self._loop.call_later(self.policy.disconnect_grace_s + 0.01, self.seat.check)
+        self._broadcast_roles()
+
+    # -- viewers -----------------------------------------------------------------------
+    async def _rtc(self, ws: WebSocket) -> None:
+        if not self._token_ok(ws):
+            await self._reject(ws, "wrong or missing session token")
+            return
+        if self.ended.is_set():
+            await self._reject(ws, f"session ended: {self.end_reason}")
+            return
+        await ws.accept()
+        try:
+            offer = json.loads(await asyncio.wait_for(ws.receive_text(), OFFER_TIMEOUT_S))
+        except (TimeoutError, json.JSONDecodeError, WebSocketDisconnect, KeyError) as exc:
+            await self._notify(ws, {"type": "error", "message": f"expected an offer: {exc}"})
+            await ws.close(1002)
+            return
+        if not isinstance(offer, dict) or offer.get("type") != "offer" or not isinstance(
+            offer.get("sdp"), str
+        ):
+            await self._notify(ws, {
+                "type": "error",
+                "message": 'the first message must be {"type": "offer", "sdp": "..."}',
+            })
+            await ws.close(1002)
+            return
+        client_id = self._client_id(offer.get("client_id"), "viewer")
+        view_only = bool(offer.get("view_only"))
+        viewer = _Viewer(client_id, ws, ScreenVideoTrack(self._feed))
+        try:
+            viewer.pc, answer, viewer.codec = await negotiate_viewer(offer["sdp"], viewer.track)
+        except Exception as exc:  # noqa: BLE001 - tell the page why
+            await self._notify(ws, {"type": "error", "message": f"cannot answer the offer: {exc}"})
+            await ws.close(1002)
+            viewer.track.stop()
+            return
+        viewer.input = ViewerInput(self.injector, self.run_input)
+        viewer.worker = asyncio.create_task(self._viewer_worker(viewer))
+        self._attach_channel(viewer)
+        self._viewers[client_id] = viewer
+        role = self.seat.connect(client_id, "viewer", wants_control=not view_only)
+        await ws.send_text(json.dumps({
+            "type": "answer", "sdp": answer, "codec": viewer.codec,
+            "client_id": client_id, "role": role, "width": self.width, "height": self.height,
+        }))
+        self._broadcast_roles()
+        try:
+            while True:
+                text = await ws.receive_text()
+                await self._viewer_control(viewer, text)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            await self._close_viewer(viewer)
+
+    async def _viewer_control(self, viewer: _Viewer, text: str) -> None:
+        try:
+            message = json.loads(text)
+        except json.JSONDecodeError:
+            await self._notify(viewer.ws, {"type": "error", "message": "not JSON"})
+            return
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "take_control":
+            self.seat.take(viewer.client_id)
+            self._broadcast_roles()
+        elif kind == "release_control":
+            self.seat.release(viewer.client_id)
+            self._broadcast_roles()
+        elif kind == "ping":
+            await self._notify(viewer.ws, {"type": "pong", "ts": message.get("ts")})
+        else:
+            await self._notify(viewer.ws, {
+                "type": "error",
+                "message": f"unknown message type {kind!r}; known: take_control, "
+                "release_control, ping",
+            })
+
+    def _attach_channel(self, viewer: _Viewer) -> None:
+        @viewer.pc.on("datachannel")
+        def on_datachannel(channel) -> None:
+            viewer.channel = channel
+            channel.send(json.dumps({"t": "role", "role": self.seat.role(viewer.client_id)}))
+
+            @channel.on("message")
+            def on_message(message) -> None:
+                self._viewer_message(viewer, channel, message)
+
+        @viewer.pc.on("connectionstatechange")
+        async def on_state() -> None:
+            if viewer.pc.connectionState in ("failed", "closed"):
+                await self._close_viewer(viewer)
+
+    def _viewer_message(self, viewer: _Viewer, channel, message: Any) -> None:
+        def reply(payload: dict[str, Any]) -> None:
+            if channel.readyState == "open":
+                channel.send(json.dumps(payload))
+
+        if not isinstance(message, str):
+            reply({"t": "error", "message": "send input as JSON text"})
+            return
+        try:
+            msg = json.loads(message)
+        except json.JSONDecodeError:
+            reply({"t": "error", "code": "bad_json", "message": "input message is not JSON"})
+            return
+        if isinstance(msg, dict) and msg.get("t") == "ping":
+            reply({"t": "pong", "id": msg.get("id"), "ts": msg.get("ts")})
+            return
+        if self.ended.is_set():
+            reply({"t": "error", "code": "session_ended", "message": str(self.end_reason)})
+            return
+        try:
+            event = parse_viewer_input(msg, self.width, self.height)
+        except ViewerInputError as exc:
+            reply({"t": "error", "code": exc.code, "message": str(exc)})
+            return
+        if not self.seat.may_input(viewer.client_id):
+            if event["t"] != "move":
+                reply({
+                    "t": "error", "code": "view_only",
+                    "message": f"view-only: client {self.seat.holder!r} has control",
+                })
+            return
+        try:
+            viewer.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            reply({"t": "error", "code": "busy", "message": "input dropped: too much queued"})
+
+    async def _viewer_worker(self, viewer: _Viewer) -> None:
+        while True:
+            event = await viewer.queue.get()
+            if event is None:
+                return
+            seq_before = self.capture.slot.latest.seq
+            try:
+                await viewer.input.apply(event)
+            except Exception as exc:  # noqa: BLE001 - report and keep serving
+                if viewer.channel is not None and viewer.channel.readyState == "open":
+                    viewer.channel.send(json.dumps({"t": "error", "message": str(exc)}))
+                continue
+            record = {k: v for k, v in event.items() if k != "keysym"}
+            self.note_input(viewer.client_id, "input", record, seq_before)
+
+    async def _close_viewer(self, viewer: _Viewer) -> None:
+        if self._viewers.get(viewer.client_id) is not viewer:
+            return
+        del self._viewers[viewer.client_id]
+        if viewer.worker is not None:
+            viewer.worker.cancel()
+        if viewer.input is not None and self._input_pool is not None:
+            with contextlib.suppress(Exception):
+                await viewer.input.release_all()
+        viewer.track.stop()
+        if viewer.pc is not None:
+            with contextlib.suppress(Exception):
+                await viewer.pc.close()
+        with contextlib.suppress(Exception):
+            await viewer.ws.close()
+        self._client_left(viewer.client_id)
+
+
+class SessionThread:
+    """A ``PixelSession`` on its own event loop in a background thread, for sync code.
+
+        with SessionThread(display, record_dir=...) as session:
+            AgentClient(session.agent_url, session.token) ...
+
+    Attributes of the running session (``url``, ``agent_url``, ``token``, ``port`` ...) are
+    available on ``.session``; the common ones are mirrored here.
+    """
+
+    def __init__(self, display: Display | str, **kwargs: Any) -> None:
+        self._display = display
+        self._kwargs = kwargs
+        self.session: PixelSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = None
+
+    def start(self, timeout: float = 30.0) -> SessionThread:
+        import threading
+
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                self.session = PixelSession(self._display, **self._kwargs)
+                loop.run_until_complete(self.session.start())
+            except BaseException as exc:  # noqa: BLE001 - reported to start()
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="pixel-session", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout):
+            raise SessionError(f"the session did not start within {timeout:.0f} s")
+        if failure:
+            self._thread.join(5)
+            raise failure[0]
+        return self
+
+    def call(self, coro_fn, *args, timeout: float = 60.0):
+        """Run ``coro_fn(*args)`` on the session's loop and return its result."""
+        future = asyncio.run_coroutine_threadsafe(coro_fn(*args), self._loop)
+        return future.result(timeout)
+
+    def stop(self) -> None:
+        if self.session is None or self._loop is None or self._loop.is_closed():
+            return
+        try:
+            self.call(self.session.stop)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+
+    @property
+    def url(self) -> str:
+        return self.session.url
+
+    @property
+    def agent_url(self) -> str:
+        return self.session.agent_url
+
+    @property
+    def token(self) -> str:
+        return self.session.token
+
+    def __enter__(self) -> SessionThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

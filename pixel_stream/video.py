@@ -1,0 +1,239 @@
+"""Video encoding for human viewers: our own libx264 (or libvpx) encoder, packets out.
+
+aiortc's built-in H.264 encoder runs x264 at its default preset, caps the frame rate and
+the bitrate and has B-frame-friendly settings; for a desktop that changes in bursts we want
+the opposite: ``ultrafast`` + ``zerolatency`` (no lookahead, no frame delay), no B-frames,
+constant quality instead of a bitrate cap, and a frame exactly when the screen changed.
+So one ``EncodedFeed`` thread per display and codec reads the latest-frame slot, encodes,
+and hands finished ``av.Packet`` objects to every subscribed viewer track; aiortc only
+packetizes them (``Encoder.pack``). Keyframes are made when a viewer joins or asks (PLI).
+"""
+
+from __future__ import annotations
+
+import fractions
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import av
+from av.video.reformatter import VideoReformatter
+
+from pixel_stream.frames import Frame, FrameSlot
+
+log = logging.getLogger(__name__)
+
+VIDEO_CLOCK = 90_000
+TIME_BASE = fractions.Fraction(1, VIDEO_CLOCK)
+SUPPORTED_CODECS = ("H264", "VP8")
+# Keyframes are expensive (the whole screen); a burst of PLIs gets one.
+MIN_KEYFRAME_INTERVAL_S = 0.25
+
+
+class VideoEncoder:
+    """Encode ``Frame`` objects to H.264 (baseline, Annex B) or VP8 packets."""
+
+    def __init__(self, codec: str, width: int, height: int, quality: int = 23) -> None:
+        if codec not in SUPPORTED_CODECS:
+            raise ValueError(f"codec must be one of {', '.join(SUPPORTED_CODECS)}, got {codec!r}")
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self._reformatter = VideoReformatter()
+        self._context = self._open(codec, width, height, quality)
+        self._last_source: Frame | None = None
+        self._last_yuv: av.VideoFrame | None = None
+
+    @staticmethod
+    def _open(codec: str, width: int, height: int, quality: int):
+        if codec == "H264":
+            ctx = av.CodecContext.create("libx264", "w")
+            ctx.options = {
+                "preset": "ultrafast",
+                "tune": "zerolatency",
+                "profile": "baseline",
+                "level": "31",
+                "crf": str(quality),
+                "bf": "0",
+                # No periodic keyframes: they come on demand (new viewer, PLI).
+                "keyint": "infinite",
+                "scenecut": "0",
+                "repeat-headers": "1",
+            }
+            ctx.max_b_frames = 0
+        else:
+            ctx = av.CodecContext.create("libvpx", "w")
+            ctx.bit_rate = 3_000_000
+            ctx.options = {
+                "deadline": "realtime",
+                "cpu-used": "8",
+                "lag-in-frames": "0",
+                "error-resilient": "1",
+                "static-thresh": "100",
+                "kf-max-dist": "100000",
+                "qmin": "4",
+                "qmax": "50",
+            }
+        ctx.width = width
+        ctx.height = height
+        ctx.pix_fmt = "yuv420p"
+        ctx.time_base = TIME_BASE
+        ctx.framerate = fractions.Fraction(30, 1)
+        ctx.thread_count = 2
+        ctx.open()
+        return ctx
+
+    def _yuv(self, frame: Frame) -> av.VideoFrame:
+        if frame is self._last_source and self._last_yuv is not None:
+            return self._last_yuv
+        bgra = av.VideoFrame(frame.width, frame.height, "bgra")
+        plane = bgra.planes[0]
+        if plane.line_size == frame.stride:
+            plane.update(frame.pixels)
+        else:  # padded rows: copy row by row
+            view = memoryview(plane)
+            stride = frame.stride
+            for row in range(frame.height):
+                start = row * plane.line_size
+                view[start : start + stride] = frame.pixels[row * stride : (row + 1) * stride]
+        yuv = self._reformatter.reformat(bgra, format="yuv420p")
+        self._last_source, self._last_yuv = frame, yuv
+        return yuv
+
+    def encode(self, frame: Frame, pts: int, keyframe: bool) -> list[av.Packet]:
+        """Encode one frame at ``pts`` (90 kHz); ``keyframe`` forces an IDR/key frame."""
+        yuv = self._yuv(frame)
+        yuv.pts = pts
+        yuv.time_base = TIME_BASE
+        yuv.pict_type = av.video.frame.PictureType.I if keyframe else av.video.frame.PictureType.NONE
+        packets = list(self._context.encode(yuv))
+        for packet in packets:
+            packet.time_base = TIME_BASE
+            if packet.pts is None:
+                packet.pts = pts
+        return packets
+
+    def close(self) -> None:
+        self._context = None
+
+
+PacketSink = Callable[[list[av.Packet], bool], None]
+
+
+class EncodedFeed:
+    """One encoder thread for one display and codec, fanned out to subscribers.
+
+    A subscriber is a callable ``sink(packets, is_keyframe)``; it is called from the encoder
+    thread and must only hand the packets over (e.g. ``loop.call_soon_threadsafe``).
+    """
+
+    def __init__(self, slot: FrameSlot, codec: str, quality: int = 23) -> None:
+        self.slot = slot
+        self.codec = codec
+        self.quality = quality
+        self._sinks: set[PacketSink] = set()
+        self._lock = threading.Lock()
+        self._keyframe_wanted = True
+        self._last_keyframe_at = 0.0
+        self._stop = False
+        self._thread: threading.Thread | None = None
+        self._t0 = time.monotonic()
+        self._last_pts = -1
+        self.frames_encoded = 0
+        self.bytes_encoded = 0
+        self.keyframes = 0
+        self.last_encode_ms = 0.0
+
+    # -- subscribers -----------------------------------------------------------------
+    def subscribe(self, sink: PacketSink) -> None:
+        with self._lock:
+            self._sinks.add(sink)
+            self._keyframe_wanted = True
+            if self._thread is None:
+                self._stop = False
+                self._thread = threading.Thread(
+                    target=self._run, name=f"encode-{self.codec}", daemon=True
+                )
+                self._thread.start()
+        self.slot.wake_waiters()
+
+    def unsubscribe(self, sink: PacketSink) -> None:
+        with self._lock:
+            self._sinks.discard(sink)
+            if not self._sinks:
+                self._stop = True
+        self.slot.wake_waiters()
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._sinks)
+
+    def request_keyframe(self) -> None:
+        """Make the next frame a keyframe, and make it now (even on a static screen)."""
+        self._keyframe_wanted = True
+        self.slot.wake_waiters()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop = True
+            self._sinks.clear()
+            thread = self._thread
+        self.slot.wake_waiters()
+        if thread is not None:
+            thread.join(5.0)
+
+    # -- thread ----------------------------------------------------------------------
+    def _keyframe_due(self) -> bool:
+        return (
+            self._keyframe_wanted
+            and time.monotonic() - self._last_keyframe_at >= MIN_KEYFRAME_INTERVAL_S
+        )
+
+    def _run(self) -> None:
+        encoder: VideoEncoder | None = None
+        tick = 0
+        try:
+            while True:
+                timeout = None
+                if self._keyframe_wanted and not self._keyframe_due():
+                    timeout = MIN_KEYFRAME_INTERVAL_S
+                tick, frame = self.slot.wait_next(
+                    tick, timeout, wake_if=lambda: self._stop or self._keyframe_due()
+                )
+                with self._lock:
+                    if self._stop:
+                        self._thread = None
+                        return
+                    sinks = list(self._sinks)
+                if frame is None:
+                    if self.slot.closed:
+                        return
+                    continue
+                if encoder is None or (encoder.width, encoder.height) != (frame.width, frame.height):
+                    encoder = VideoEncoder(self.codec, frame.width, frame.height, self.quality)
+                    self._keyframe_wanted = True
+                keyframe = self._keyframe_due()
+                if keyframe:
+                    self._keyframe_wanted = False
+                    self._last_keyframe_at = time.monotonic()
+                pts = max(int((time.monotonic() - self._t0) * VIDEO_CLOCK), self._last_pts + 1)
+                self._last_pts = pts
+                started = time.perf_counter()
+                packets = encoder.encode(frame, pts, keyframe)
+                self.last_encode_ms = (time.perf_counter() - started) * 1000
+                if not packets:
+                    continue
+                is_key = any(p.is_keyframe for p in packets)
+                self.frames_encoded += 1
+                self.keyframes += int(is_key)
+                self.bytes_encoded += sum(p.size for p in packets)
+                for sink in sinks:
+                    try:
+                        sink(packets, is_key)
+                    except Exception:  # noqa: BLE001 - one broken viewer must not stop the feed
+                        log.exception("video sink failed")
+        except Exception:
+            log.exception("%s encoder stopped", self.codec)
+            with self._lock:
+                self._thread = None

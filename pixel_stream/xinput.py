@@ -1,0 +1,277 @@
+"""Input injection into an X display through one persistent XTEST connection.
+
+Everything a viewer or an agent does arrives here as pointer motion, button presses,
+wheel clicks and key presses by keysym. XTEST events go through the server's normal input
+path (the "Virtual core XTEST" devices), so toolkits that read XInput2 (Qt 6, Chromium)
+see them like a real keyboard and mouse.
+
+Typing any Unicode text: characters whose keysym the keyboard map has at level 1 or 2 are
+typed on their key (with Shift when needed). For the rest a spare keycode (one with no
+symbols) is remapped to the keysym, both levels, and pressed. Spare keycodes are used
+round-robin and keep their mapping until they are needed again, so repeated characters
+cause no further remapping and a toolkit has time to see each mapping change before the
+key arrives; the original (empty) mapping is restored on ``close()``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+
+from Xlib import XK, X
+from Xlib import display as xdisplay
+
+from pixel_stream.keys import (
+    MODIFIER_KEYSYMS,
+    Combo,
+    char_to_keysym,
+    keysym_name,
+)
+
+BUTTONS = {"left": 1, "middle": 2, "right": 3}
+WHEEL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
+SHIFT_L = XK.string_to_keysym("Shift_L")
+# A remapped keycode that is reused for another keysym waits this long first, so a
+# toolkit that is still behind (re-reading the keymap) cannot mistake the old key press.
+REMAP_REUSE_PAUSE_S = 0.03
+
+
+class InputError(ValueError):
+    """An input request that cannot be carried out (off screen, unknown button...)."""
+
+
+class InputInjector:
+    """Mouse and keyboard of one X display, driven through XTEST."""
+
+    def __init__(self, display_name: str) -> None:
+        self.display_name = display_name
+        self._lock = threading.RLock()
+        self._conn = xdisplay.Display(display_name)
+        if not self._conn.has_extension("XTEST"):
+            self._conn.close()
+            raise InputError(f"display {display_name} has no XTEST extension")
+        screen = self._conn.screen()
+        self._root = screen.root
+        self.width = screen.width_in_pixels
+        self.height = screen.height_in_pixels
+        self._min_kc = self._conn.display.info.min_keycode
+        self._max_kc = self._conn.display.info.max_keycode
+        self._load_keymap()
+        self._remapped: OrderedDict[int, int] = OrderedDict()  # keycode -> keysym
+        self._held_keys: dict[int, int] = {}  # keycode -> press count
+        self._held_buttons: set[int] = set()
+        self._closed = False
+
+    # -- keymap ----------------------------------------------------------------------
+    def _load_keymap(self) -> None:
+        count = self._max_kc - self._min_kc + 1
+        mapping = self._conn.get_keyboard_mapping(self._min_kc, count)
+        self._keymap: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level)
+        self._spare: list[int] = []
+        rows: list[tuple[int, tuple[int, ...]]] = []
+        for offset, syms in enumerate(mapping):
+            keycode = self._min_kc + offset
+            if not any(syms):
+                self._spare.append(keycode)
+                continue
+            rows.append((keycode, syms))
+        for level in (0, 1):  # a symbol on a key's first level wins over a shifted one
+            for keycode, syms in rows:
+                if level < len(syms) and syms[level]:
+                    self._keymap.setdefault(syms[level], (keycode, level))
+        # Keep the high keycodes (usually unused by layouts) and avoid 8..10.
+        self._spare = [kc for kc in self._spare if kc > 10][::-1]
+        self._spare_cursor = 0
+        if not self._spare:
+            raise InputError(
+                f"display {self.display_name} has no spare keycode for typing characters "
+                "missing from its keymap"
+            )
+
+    def _keycode_for(self, keysym: int) -> tuple[int, bool]:
+        """(keycode, needs_shift) for ``keysym``, remapping a spare keycode if needed."""
+        found = self._keymap.get(keysym)
+        if found is not None:
+            return found[0], found[1] == 1
+        for keycode, mapped in self._remapped.items():
+            if mapped == keysym:
+                self._remapped.move_to_end(keycode)
+                return keycode, False
+        return self._remap(keysym), False
+
+    def _remap(self, keysym: int) -> int:
+        if len(self._remapped) < len(self._spare):
+            keycode = self._spare[len(self._remapped)]
+        else:
+            keycode, _old = next(iter(self._remapped.items()))
+            del self._remapped[keycode]
+            if keycode in self._held_keys:
+                raise InputError("too many different held keys; release some first")
+            time.sleep(REMAP_REUSE_PAUSE_S)
+        self._conn.change_keyboard_mapping(keycode, [(keysym, keysym)])
+        self._conn.sync()
+        self._remapped[keycode] = keysym
+        return keycode
+
+    # -- pointer ---------------------------------------------------------------------
+    def check_point(self, x: int, y: int) -> None:
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise InputError(
+                f"coordinate ({x}, {y}) is outside the {self.width}x{self.height} screen; "
+                f"x must be 0..{self.width - 1} and y 0..{self.height - 1}"
+            )
+
+    def move(self, x: int, y: int) -> None:
+        """Move the pointer to (x, y) (absolute)."""
+        self.check_point(x, y)
+        with self._lock:
+            self._conn.xtest_fake_input(X.MotionNotify, detail=0, root=self._root, x=x, y=y)
+            self._conn.flush()
+
+    def button(self, button: int, down: bool) -> None:
+        """Press or release mouse button 1..9 (4-7 are wheel clicks)."""
+        if not 1 <= button <= 9:
+            raise InputError(f"mouse button must be 1..9, got {button!r}")
+        with self._lock:
+            if down:
+                self._held_buttons.add(button)
+            else:
+                self._held_buttons.discard(button)
+            self._conn.xtest_fake_input(X.ButtonPress if down else X.ButtonRelease, button)
+            self._conn.flush()
+
+    def click(self, button: int = 1, count: int = 1) -> None:
+        for _ in range(count):
+            self.button(button, True)
+            self.button(button, False)
+
+    def scroll(self, direction: str, amount: int = 1) -> None:
+        """``amount`` wheel clicks up/down/left/right."""
+        if direction not in WHEEL_BUTTONS:
+            raise InputError(
+                f"scroll direction must be one of {', '.join(WHEEL_BUTTONS)}, got {direction!r}"
+            )
+        if not isinstance(amount, int) or not 0 <= amount <= 100:
+            raise InputError(f"scroll amount must be an integer 0..100, got {amount!r}")
+        self.click(WHEEL_BUTTONS[direction], amount)
+
+    def cursor_position(self) -> tuple[int, int]:
+        with self._lock:
+            pointer = self._root.query_pointer()
+            return pointer.root_x, pointer.root_y
+
+    # -- keyboard --------------------------------------------------------------------
+    def key(self, keysym: int, down: bool) -> int:
+        """Press or release the key for ``keysym`` (no automatic Shift); returns the keycode."""
+        with self._lock:
+            keycode, _shift = self._keycode_for(keysym)
+            self._key_code(keycode, down)
+            return keycode
+
+    def key_code(self, keycode: int, down: bool) -> None:
+        """Press or release a keycode obtained from ``key``."""
+        with self._lock:
+            self._key_code(keycode, down)
+
+    def _key_code(self, keycode: int, down: bool) -> None:
+        if down:
+            self._held_keys[keycode] = self._held_keys.get(keycode, 0) + 1
+        else:
+            self._held_keys.pop(keycode, None)
+        self._conn.xtest_fake_input(X.KeyPress if down else X.KeyRelease, keycode)
+        self._conn.flush()
+
+    def press_combo(self, combo: Combo) -> None:
+        """Press modifiers, tap the key (adding Shift if its symbol needs it), release."""
+        with self._lock:
+            pressed: list[int] = []
+            try:
+                for keysym in combo.modifiers:
+                    pressed.append(self.key(keysym, True))
+                keycode, needs_shift = self._keycode_for(combo.key)
+                shift_held = any(self._is_shift_code(kc) for kc in pressed)
+                if needs_shift and not shift_held and combo.key not in MODIFIER_KEYSYMS:
+                    pressed.append(self.key(SHIFT_L, True))
+                self._key_code(keycode, True)
+                self._key_code(keycode, False)
+            finally:
+                for kc in reversed(pressed):
+                    self._key_code(kc, False)
+
+    def hold_combo(self, combo: Combo, down: bool) -> None:
+        """Press (or release, in reverse order) every key of ``combo``."""
+        with self._lock:
+            order = combo.keysyms if down else tuple(reversed(combo.keysyms))
+            for keysym in order:
+                self.key(keysym, down)
+
+    def _is_shift_code(self, keycode: int) -> bool:
+        shift = self._keymap.get(SHIFT_L)
+        return shift is not None and shift[0] == keycode
+
+    def type_text(self, text: str, delay_s: float = 0.0) -> None:
+        """Type ``text`` character by character (any Unicode; newline is Return)."""
+        keysyms = [char_to_keysym(ch) for ch in text]  # validate everything first
+        with self._lock:
+            for keysym in keysyms:
+                keycode, needs_shift = self._keycode_for(keysym)
+                shift_down = needs_shift and not any(
+                    self._is_shift_code(kc) for kc in self._held_keys
+                )
+                if shift_down:
+                    self._key_code(self._keymap[SHIFT_L][0], True)
+                self._key_code(keycode, True)
+                self._key_code(keycode, False)
+                if shift_down:
+                    self._key_code(self._keymap[SHIFT_L][0], False)
+                if delay_s:
+                    time.sleep(delay_s)
+
+    # -- housekeeping ----------------------------------------------------------------
+    @property
+    def held(self) -> dict[str, list]:
+        """Keys and buttons currently held down (for diagnostics)."""
+        return {
+            "buttons": sorted(self._held_buttons),
+            "keycodes": sorted(self._held_keys),
+        }
+
+    def release_all(self) -> None:
+        """Release every key and button this injector pressed (a client went away)."""
+        with self._lock:
+            for keycode in list(self._held_keys):
+                self._key_code(keycode, False)
+            for button in list(self._held_buttons):
+                self.button(button, False)
+
+    def sync(self) -> None:
+        """Round trip: every event injected so far has been processed by the server."""
+        with self._lock:
+            self._conn.sync()
+
+    def close(self) -> None:
+        """Release held input, restore remapped keycodes, close the connection."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self.release_all()
+                for keycode in self._remapped:
+                    self._conn.change_keyboard_mapping(keycode, [(X.NoSymbol, X.NoSymbol)])
+                self._remapped.clear()
+                self._conn.sync()
+            except Exception:  # noqa: BLE001 - the display may already be gone
+                pass
+            finally:
+                self._conn.close()
+
+    def __enter__(self) -> InputInjector:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def describe_keysym(self, keysym: int) -> str:
+        return keysym_name(keysym)
