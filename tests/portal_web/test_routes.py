@@ -29,6 +29,8 @@ PAGES: dict[str, list[tuple[str, str]]] = {
         ("/patient/{pid:id}/documents/{did:id}", "/patient/3/documents/1001"),
         ("/patient/{pid:id}/documents/{did:id}/file", "/patient/3/documents/1001/file"),
         ("/patient/{pid:id}/documents/{did:id}/download", "/patient/3/documents/1001/download"),
+        ("/patient/{pid:id}/documents/{did:id}/page/{page:id}.png",
+         "/patient/3/documents/1001/page/1.png"),
         ("/patient/{pid:id}/messages", "/patient/3/messages"),
         ("/patient/{pid:id}/encounter/{enc:id}", "/patient/3/encounter/1001"),
         ("/patient/{pid:id}/encounter/{enc:id}/esign", "/patient/3/encounter/1001/esign"),

@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import not_found
+from portal_web.ehr.pdfpages import can_render, page_count, render_page
 from portal_web.ehr.site import Tab, here, site_of, user_of
 from sandbox.stores.ehr import Category, CategoryToDocument, Document, Log
 
@@ -70,11 +71,15 @@ async def documents_page(request: Request) -> Response:
             link = db.scalar(select(CategoryToDocument).where(
                 CategoryToDocument.document_id == doc.id))
             category = db.get(Category, link.category_id) if link else None
+    pages = 0
     if doc is not None:
         _log(site, request, "document-view", pid, doc)
+        if doc.mimetype == "application/pdf" and doc.document_data and can_render():
+            pages = page_count(bytes(doc.document_data))
     p = header.patient
     return site.render(request, "documents.html", {
         "patient": header, "cats": cats, "docs": docs, "doc": doc, "category": category,
+        "pages": pages,
         "cat_choices": [(str(c.id), c.name) for c in cats],
         "values": {"docdate": site.today().isoformat()}},
         tab=Tab("doc", f"Documents: {p.lname}", here(request)))
@@ -98,6 +103,24 @@ async def document_file(request: Request) -> Response:
     with site.reader() as db:
         doc = _document(db, pid, int(request.path_params["did"]))
     return _file_response(doc, "inline")
+
+
+@guard
+async def document_page(request: Request) -> Response:
+    """One page of a PDF document as a PNG (what the viewer shows)."""
+    site = site_of(request)
+    pid = _pid(request)
+    number = int(request.path_params["page"])
+    with site.reader() as db:
+        doc = _document(db, pid, int(request.path_params["did"]))
+    data = bytes(doc.document_data or b"")
+    if doc.mimetype != "application/pdf" or not 1 <= number <= page_count(data):
+        raise not_found(f"Page {number} of document {doc.id}")
+    image = render_page(doc.hash or hashlib.sha256(data).hexdigest(), data, number)
+    if image is None:
+        raise not_found(f"A picture of page {number} (download the PDF instead)")
+    return Response(image, media_type="image/png", headers={"Cache-Control": "private, "
+                                                                               "max-age=3600"})
 
 
 @guard
@@ -175,5 +198,7 @@ routes = [
     Route("/patient/{pid:id}/documents/{did:id}", documents_page, methods=["GET"]),
     Route("/patient/{pid:id}/documents/{did:id}/file", document_file, methods=["GET"]),
     Route("/patient/{pid:id}/documents/{did:id}/download", document_download,
+          methods=["GET"]),
+    Route("/patient/{pid:id}/documents/{did:id}/page/{page:id}.png", document_page,
           methods=["GET"]),
 ]
