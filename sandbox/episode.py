@@ -106,9 +106,11 @@ class EpisodeResult:
     report: dict[str, Any] | None = None
     error: str | None = None
     files: dict[str, str] = field(default_factory=dict)
+    ready_s: float | None = None
+    report_text: str = ""
 
     def row(self) -> dict[str, Any]:
-        row = {k: v for k, v in self.__dict__.items() if k not in ("report",)}
+        row = {k: v for k, v in self.__dict__.items() if k not in ("report", "report_text")}
         if self.report is not None:
             row["checks"] = [{k: c.get(k) for k in ("name", "percent", "status", "fraction")}
                              for c in self.report.get("checks", [])]
@@ -554,7 +556,7 @@ class Episode:
         extract_dir = self.run_dir / "extract"
         extract_run(self.run_dir, extract_dir)
         files["extract"] = str(extract_dir)
-        report, score, status, error = grade_extract(self.spec, extract_dir, self.variant)
+        report, score, status, error, text = grade_extract(self.spec, extract_dir, self.variant)
         if report is not None:
             (self.run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
             files["report"] = str(self.run_dir / "report.json")
@@ -564,7 +566,7 @@ class Episode:
             duration_s=round(duration, 3),
             reset_s=None if self.last_reset_s is None else round(self.last_reset_s, 3),
             steps=self.steps(), run_dir=str(self.run_dir), report=report, error=error,
-            files=files)
+            files=files, report_text=text)
         (self.run_dir / "result.json").write_text(json.dumps(result.row(), indent=2) + "\n")
         return result
 
@@ -612,8 +614,8 @@ class Episode:
 
 # -- grading ---------------------------------------------------------------------------------
 def grade_extract(spec: TaskSpec, extract_dir: Path, variant: str
-                  ) -> tuple[dict[str, Any] | None, float | None, str, str | None]:
-    """(report JSON, score, status, error) through ``verifier.grade``.
+                  ) -> tuple[dict[str, Any] | None, float | None, str, str | None, str]:
+    """(report JSON, score, status, error, report text) through ``verifier.grade``.
 
     Status is ``graded``, ``not graded`` (no verifier, no verify.py, or a check could not
     grade) or ``error``; a missing verifier never becomes a score of 0.
@@ -621,14 +623,17 @@ def grade_extract(spec: TaskSpec, extract_dir: Path, variant: str
     try:
         import verifier
     except ImportError as exc:
-        return None, None, "not graded", f"the verifier engine is not installed ({exc})"
+        error = f"the verifier engine is not installed ({exc})"
+        return None, None, "not graded", error, error
     try:
         report = verifier.grade(spec, extract_dir, variant)
     except Exception as exc:  # noqa: BLE001 - VerifyError and friends, reported not raised
-        return None, None, "not graded", f"{type(exc).__name__}: {exc}"
+        error = f"{type(exc).__name__}: {exc}"
+        return None, None, "not graded", error, error
     data = report.to_json()
     score = data.get("score")
-    return data, score, "graded" if score is not None else "not graded", None
+    status = "graded" if score is not None else "not graded"
+    return data, score, status, None, report.render_text()
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -496,7 +496,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
                 button.setObjectName(f"taskbar-window-{position}")
                 button.setAccessibleName(title)
             button.setChecked(win_id == current)
-        QTimer.singleShot(0, publish)
+        publish_soon.start()
 
     def publish() -> None:
         """Where each button is, for the oracle's locator (read-only, like a screen reader)."""
@@ -512,11 +512,13 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     def on_x_events() -> None:
         changed = False
         while conn.pending_events():
-            ev = conn.next_event()
-            if ev.type == X.PropertyNotify:
+            if conn.next_event().type == X.PropertyNotify:
                 changed = True
         if changed:
             refresh()
+
+    notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read)
+    notifier.activated.connect(on_x_events)
 
     def tick() -> None:
         now = clock.now()
@@ -525,11 +527,13 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
             time_label.setText(label)
         timer.start((60 - now.second) * 1000 - now.microsecond // 1000 + 5)
 
-    notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read)
-    notifier.activated.connect(on_x_events)
     timer = QTimer()
     timer.setSingleShot(True)
     timer.timeout.connect(tick)
+    publish_soon = QTimer()  # after the layout has placed the buttons
+    publish_soon.setSingleShot(True)
+    publish_soon.setInterval(0)
+    publish_soon.timeout.connect(publish)
     refresh()
     tick()
     return app.exec()

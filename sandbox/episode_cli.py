@@ -1,0 +1,189 @@
+"""The episode commands of ``ehr-sandbox``: ``run``, ``bench`` and ``up``.
+
+``sandbox.cli`` registers every entry of :data:`COMMANDS` (name -> function that adds its
+arguments to a sub-parser and sets ``func``); user errors raise ``UsageError`` (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from sandbox.cli import UsageError
+
+
+def _catalog(args: argparse.Namespace):
+    from sandbox.catalog import load_catalog
+
+    return load_catalog(_tasks_dirs(args))
+
+
+def _tasks_dirs(args: argparse.Namespace) -> list[Path]:
+    return [Path(d) for d in (args.tasks_dir or [])]
+
+
+def _agent(text: str):
+    from sandbox.runner import AgentSpec, RunnerError
+
+    try:
+        return AgentSpec.parse(text)
+    except RunnerError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+# -- run ----------------------------------------------------------------------------------------
+def cmd_run(args: argparse.Namespace) -> int:
+    from sandbox.episode import new_episode_id
+    from sandbox.runner import run_episode, run_until_signalled
+    from sandbox.seeding import SeedError, check_variant
+
+    spec = _catalog(args).get(args.task)
+    try:
+        variant = check_variant(spec, args.variant)
+    except SeedError as exc:
+        raise UsageError(str(exc)) from exc
+    agent = _agent(args.agent)
+    out = Path(args.out) if args.out else Path("runs") / f"{spec.alias}-{variant}-" \
+        f"{new_episode_id()[3:]}"
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"{out} is not empty; choose a new --out folder")
+    if not args.json:
+        print(f"{spec.alias} ({spec.id}) variant {variant}: starting the episode in {out} …",
+              file=sys.stderr)
+    try:
+        result = run_until_signalled(run_episode(
+            spec, variant, agent, out, measure_reset=not args.no_reset))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("ehr-sandbox: interrupted; the episode was stopped", file=sys.stderr)
+        return 130
+    row = {**result.row(), "agent": str(agent)}
+    if args.json:
+        print(json.dumps({**row, "report": result.report}, indent=2))
+    else:
+        report_json = Path(result.run_dir) / "report.json"
+        if result.report_text:
+            print(result.report_text)
+        score = "–" if result.score is None else f"{result.score:.3f}"
+        print(f"{spec.alias} {variant} agent {agent}: {result.status}, score {score}, "
+              f"{result.steps} steps, {result.duration_s:.1f} s "
+              f"(start {row.get('ready_s')} s, reset {row.get('reset_s')} s)")
+        if result.error:
+            print(f"error: {result.error}")
+        if report_json.exists():
+            print(f"report: {report_json}")
+    return 0 if result.status == "graded" else 1
+
+
+def register_run(p: argparse.ArgumentParser) -> None:
+    """run one episode of a task with an agent and print its report"""
+    p.add_argument("task", help="task id or alias, e.g. ord-01")
+    p.add_argument("--variant", help="twin fixture name (see 'tasks')")
+    p.add_argument("--agent", default="none",
+                   help="none | gold | replay:PATH (a trace.jsonl) — default none")
+    p.add_argument("--out", help="new folder for the run (default runs/<alias>-…)")
+    p.add_argument("--json", action="store_true", help="print the result and report as JSON")
+    p.add_argument("--no-reset", action="store_true",
+                   help="skip the reset measured before the agent starts")
+    p.set_defaults(func=cmd_run)
+
+
+# -- bench --------------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from sandbox.runner import RunnerError, bench, bench_jobs, load_results, summarize
+
+    catalog = _catalog(args)
+    specs = catalog.select(args.tasks)
+    if not specs:
+        raise UsageError(f"no tasks match {args.tasks!r}; try all, ord, pa or a list of ids")
+    jobs = bench_jobs(specs, args.variants)
+    agent = _agent(args.agent)
+    out = Path(args.out)
+    console = Console(stderr=True)
+    progress = Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("{task.description}"),
+                        console=console)
+
+    with progress:
+        bar = progress.add_task("", total=len(jobs))
+        running: set[str] = set()
+
+        def on_event(kind, job, row) -> None:
+            if kind == "start":
+                running.add(job.key)
+            else:
+                running.discard(job.key)
+                score = "–" if row.get("score") is None else f"{row['score']:.3f}"
+                progress.console.print(
+                    f"{job.spec.alias:8} {job.variant:10} {row.get('status'):11} "
+                    f"{score:>6}  {row.get('duration_s') or 0:6.1f} s"
+                    + (f"  {str(row.get('error'))[:90]}" if row.get("error") else ""))
+                progress.advance(bar)
+            progress.update(bar, description=", ".join(sorted(running))[:60])
+
+        if args.resume:
+            done = {(r.get("task"), r.get("variant")) for r in load_results(out)
+                    if r.get("agent") == str(agent)}
+            progress.update(bar, completed=sum((j.spec.id, j.variant) in done for j in jobs))
+        try:
+            rows = asyncio.run(bench(jobs, agent, out, parallel=args.parallel,
+                                     resume=args.resume, tasks_dirs=_tasks_dirs(args),
+                                     on_event=on_event))
+        except RunnerError as exc:
+            raise UsageError(str(exc)) from exc
+        except KeyboardInterrupt:
+            console.print(f"interrupted: every episode was stopped; continue with "
+                          f"'ehr-sandbox bench … --out {out} --resume'")
+            return 130
+    summary = summarize(rows)
+    mean = summary["mean_score"]
+    print(f"{summary['jobs']} episodes, mean score {mean if mean is not None else '–'}, "
+          f"{summary['perfect']} at 1.0, {summary['statuses']}")
+    print(f"results: {out / 'results.jsonl'}, {out / 'results.csv'}, {out / 'report.html'}")
+    return 0
+
+
+def register_bench(p: argparse.ArgumentParser) -> None:
+    """run many tasks with an agent, in parallel, into results.jsonl/csv and report.html"""
+    p.add_argument("--agent", default="gold", help="none | gold | replay:PATH (default gold)")
+    p.add_argument("--tasks", default="all", help="all | ord | pa | comma-separated ids")
+    p.add_argument("--variants", choices=("default", "all"), default="default",
+                   help="the default fixture only, or every twin too")
+    p.add_argument("--parallel", type=int, default=1, help="episodes at a time (default 1)")
+    p.add_argument("--out", required=True, help="results folder")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted bench in --out (skips finished jobs)")
+    p.set_defaults(func=cmd_bench)
+
+
+# -- up -----------------------------------------------------------------------------------------
+def cmd_up(args: argparse.Namespace) -> int:
+    from sandbox.hub.app import serve_hub
+
+    return serve_hub(host=args.host, port=args.port, tasks_dirs=_tasks_dirs(args),
+                     runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes)
+
+
+def register_up(p: argparse.ArgumentParser) -> None:
+    """start the hub: browse tasks, run episodes in your browser, record, grade"""
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (0.0.0.0 to reach it from other machines)")
+    p.add_argument("--port", type=int, default=8600)
+    p.add_argument("--runs-dir", default="runs/hub", help="where episode folders go")
+    p.add_argument("--max-episodes", type=int, default=4,
+                   help="episodes that may run at once (default 4)")
+    p.set_defaults(func=cmd_up)
+
+
+COMMANDS = {"run": register_run, "bench": register_bench, "up": register_up}
