@@ -25,8 +25,8 @@ class MedRecModel(QAbstractTableModel):
         super().__init__(parent)
         self.state = state
         self.labels = labels
-        self._columns = ["medication", "before", "last_dose"] + \
-            [a for a in state.actions if a != "new"] + ["after"]
+        self._columns = ["medication", "before", "last_dose"] + list(state.actions) + \
+            ["after"]
         self._headers = {"medication": "Medication", "before": "Before: Dose / Route / Freq",
                          "last_dose": "Last Dose", "after": labels.get("after", "After")}
         self.dataChanged.connect(lambda *_: self.changed.emit())
@@ -60,17 +60,41 @@ class MedRecModel(QAbstractTableModel):
         if action in DETAIL_ACTIONS:
             raise ValueError(f"{action!r} needs details: use set_change or set_hold")
         rec = self.state.rows[row]
-        if rec.action == "new":
-            raise ValueError("a new medication is removed, not re-actioned")
+        self._check_allowed(rec, action)
         rec.action = action
         rec.hold_reason = None
         rec.new_dose = rec.new_dose_unit = rec.new_route = rec.new_frequency = None
+        if action == "new":  # prescribe as ordered in the hospital
+            rec.new_dose, rec.new_dose_unit = rec.dose, rec.dose_unit
+            rec.new_route, rec.new_frequency = rec.route, rec.frequency
         self._row_changed(row)
+
+    def _check_allowed(self, rec: RecRow, action: str | None) -> None:
+        """Refuse an action that does not fit the row, with the reason to show the user."""
+        if rec.added:
+            raise ValueError(f"{rec.medication} was added here as a new medication; use "
+                             "Remove New to take it off.")
+        if self.state.rec_type != "discharge" or action is None:
+            return
+        if rec.from_home and action == "new":
+            raise ValueError(f"{rec.medication} is a home medication: choose "
+                             f"{self.labels.get('continue')}, {self.labels.get('change')} or "
+                             f"{self.labels.get('stop')}.")
+        if not rec.from_home and action == "continue":
+            raise ValueError(f"{rec.medication} was started in the hospital: choose "
+                             f"{self.labels.get('new')} to prescribe it for home, or "
+                             f"{self.labels.get('stop')}.")
 
     def set_change(self, row: int, dose: float, dose_unit: str | None, route: str | None,
                    frequency: str | None) -> None:
         rec = self.state.rows[row]
-        rec.action = "modify" if "modify" in self.state.actions else "change"
+        if rec.added:
+            raise ValueError(f"{rec.medication} was added here; remove it and add it again "
+                             "to change its details.")
+        if "modify" in self.state.actions:
+            rec.action = "modify"
+        else:  # a drug started in the hospital goes home as New, with the new sentence
+            rec.action = "change" if rec.from_home else "new"
         rec.new_dose, rec.new_dose_unit = dose, dose_unit or rec.dose_unit
         rec.new_route, rec.new_frequency = route or rec.route, frequency or rec.frequency
         rec.hold_reason = None
@@ -80,6 +104,7 @@ class MedRecModel(QAbstractTableModel):
         if "hold" not in self.state.actions:
             raise ValueError("this reconciliation has no Hold action")
         rec = self.state.rows[row]
+        self._check_allowed(rec, "hold")
         rec.action = "hold"
         rec.hold_reason = reason.strip()
         rec.new_dose = rec.new_dose_unit = rec.new_route = rec.new_frequency = None
@@ -94,7 +119,7 @@ class MedRecModel(QAbstractTableModel):
         return row
 
     def remove_new(self, row: int) -> None:
-        if self.state.rows[row].action != "new":
+        if not self.state.rows[row].added:
             raise ValueError("only medications added here can be removed")
         self.beginRemoveRows(QModelIndex(), row, row)
         del self.state.rows[row]
@@ -131,7 +156,10 @@ class MedRecModel(QAbstractTableModel):
         key = self._columns[index.column()]
         if key in self.state.actions:
             if role == Qt.ItemDataRole.CheckStateRole:
-                return Qt.CheckState.Checked if rec.action == key else Qt.CheckState.Unchecked
+                if self._fits(rec, key):
+                    return Qt.CheckState.Checked if rec.action == key else \
+                        Qt.CheckState.Unchecked
+                return None
             if role == Qt.ItemDataRole.AccessibleTextRole:
                 return f"{self.labels.get(key, key)}: {rec.medication}"
             if role == Qt.ItemDataRole.DisplayRole and key in DETAIL_ACTIONS \
@@ -140,7 +168,7 @@ class MedRecModel(QAbstractTableModel):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if key == "medication":
-                return rec.medication + ("  [NEW]" if rec.action == "new" else "")
+                return rec.medication + ("  [NEW]" if rec.added else "")
             if key == "before":
                 return rec.before_text + (f"  ({rec.sig})" if rec.sig and
                                           role == Qt.ItemDataRole.ToolTipRole else "")
@@ -162,12 +190,11 @@ class MedRecModel(QAbstractTableModel):
         return None
 
     def choose(self, row: int, key: str) -> bool:
-        """A click on a simple action cell: choose it, or clear it when already chosen."""
+        """A click on a simple action cell: choose it, or clear it when already chosen.
+        Raises ValueError (with the reason) when the action does not fit the row."""
         if self.read_only or key not in self.state.actions or key in DETAIL_ACTIONS:
             return False
         rec = self.state.rows[row]
-        if rec.action == "new":
-            return False
         self.set_action(row, None if rec.action == key else key)
         return True
 
@@ -178,8 +205,17 @@ class MedRecModel(QAbstractTableModel):
         if key not in self.state.actions or key in DETAIL_ACTIONS:
             return False
         checked = Qt.CheckState(value) == Qt.CheckState.Checked
-        rec = self.state.rows[index.row()]
-        if rec.action == "new":
+        try:
+            self.set_action(index.row(), key if checked else None)
+        except ValueError:
             return False
-        self.set_action(index.row(), key if checked else None)
+        return True
+
+    def _fits(self, rec: RecRow, key: str) -> bool:
+        """Whether an action column applies to this row (others show no radio button)."""
+        if rec.added:
+            return key == "new"
+        if self.state.rec_type == "discharge":
+            return key in (("continue", "change", "stop") if rec.from_home else
+                           ("change", "stop", "new"))
         return True

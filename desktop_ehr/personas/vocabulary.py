@@ -41,7 +41,8 @@ class Vocabulary:
                     "modify": self.action_modify, "hold": self.action_hold,
                     "after": self.med_rec_after}
         return {"continue": self.action_continue, "stop": self.action_stop,
-                "change": self.action_change, "new": "New", "after": self.discharge_after}
+                "change": self.action_change, "new": "New (Prescribe)",
+                "after": self.discharge_after}
 
 
 HYPERSPACE = Vocabulary(

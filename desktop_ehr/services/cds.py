@@ -1,6 +1,7 @@
 """Clinical decision support where the tasks touch it.
 
-- duplicate-order warning: same orderable, or same generic drug, already active or pending;
+- duplicate-order warning: same orderable, or same generic drug, already active or pending
+  (follow-ups to different clinics and labs on different days are not duplicates);
 - weight-based dose helper: dose from the charted (dosing) weight, e.g. enoxaparin 1 mg/kg;
 - sliding-scale validation: ranges ascending, contiguous, no overlaps, sane units.
 """
@@ -38,6 +39,19 @@ def _same_drug(a: Orderable | None, b: Orderable | None) -> bool:
     return bool(a and b and a.generic_name and a.generic_name == b.generic_name)
 
 
+def _distinct(draft: OrderDraft, other) -> bool:
+    """Same orderable but plainly not a duplicate: follow-ups to different clinics, or the
+    same lab drawn on different days. A code status order replaces the previous one at Sign,
+    so it never duplicates it."""
+    if draft.order_type == "code_status":
+        return True
+    if draft.order_type == "appointment":
+        return draft.department_id != other.department_id
+    if draft.order_type == "lab" and draft.start_at and other.start_at:
+        return draft.start_at.date() != other.start_at.date()
+    return False
+
+
 def duplicate_orders(ctx: EhrContext, patient_id: int, draft: OrderDraft, ref: Reference,
                      pending: list[OrderDraft] = ()) -> list[DuplicateHit]:
     """Active or pending orders the draft duplicates (empty when none)."""
@@ -51,6 +65,8 @@ def duplicate_orders(ctx: EhrContext, patient_id: int, draft: OrderDraft, ref: R
         for order in s.scalars(select(m.Order).where(m.Order.patient_id == patient_id,
                                                      m.Order.status.in_(("signed", "held")))):
             same = order.orderable_id == draft.orderable_id
+            if same and _distinct(draft, order):
+                continue
             if same or _same_drug(new, ref.orderables.get(order.orderable_id)):
                 since = f"signed {format_datetime(order.signed_at)}" if order.signed_at else ""
                 hits.append(DuplicateHit(
@@ -62,6 +78,8 @@ def duplicate_orders(ctx: EhrContext, patient_id: int, draft: OrderDraft, ref: R
         if other is draft:
             continue
         same = other.orderable_id == draft.orderable_id
+        if same and _distinct(draft, other):
+            continue
         if same or _same_drug(new, ref.orderables.get(other.orderable_id)):
             hits.append(DuplicateHit(other.order_name, describe(other, ref) or "no details",
                                      "pending order (not yet signed)",

@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from desktop_ehr.session import EhrContext
 
-NAVIGATOR_SECTIONS = ("Problem List", "Discharge Med Rec", "Follow-up", "Patient Instructions",
-                      "Discharge Order", "After Visit Summary")
+NAVIGATOR_SECTIONS = ("Problem List", "Order Cleanup", "Discharge Med Rec", "Follow-up",
+                      "Patient Instructions", "Discharge Order", "After Visit Summary")
 TEMPLATE_PLACEHOLDER = "***"
 
 

@@ -4,9 +4,11 @@ Admission: each prior-to-admission (home) medication gets Continue, Do Not Conti
 (``discontinue``), Modify or Hold; signing writes the reconciliation, its items, and an
 inpatient order for every continued or modified medication — and for nothing else.
 
-Discharge: each home medication gets Continue, Stop or Change (new dose); new medications are
-added from the catalog. Signing writes the reconciliation and its items, and a discharge
-prescription (``order_mode='discharge'``) for every new or changed medication.
+Discharge: each home medication gets Continue, Change (new dose) or Stop; each medication
+started in the hospital (an item with a source order but no home medication) gets New
+(prescribe it for home) or Stop; further new medications are added from the catalog.
+Signing writes the reconciliation and its items, and a discharge prescription
+(``order_mode='discharge'``) for every new or changed medication.
 
 The state is edited in memory; :func:`sign_med_rec` is the one transaction.
 """
@@ -23,7 +25,7 @@ from desktop_ehr.services.parsing import format_number
 from desktop_ehr.session import EhrContext
 
 ADMISSION_ACTIONS = ("continue", "discontinue", "modify", "hold")
-DISCHARGE_ACTIONS = ("continue", "stop", "change", "new")
+DISCHARGE_ACTIONS = ("continue", "change", "stop", "new")
 ORDERING_ACTIONS = {"admission": ("continue", "modify"), "discharge": ("new", "change")}
 CHANGE_ACTIONS = ("modify", "change")
 
@@ -61,8 +63,18 @@ class RecRow:
     generated_order_id: int | None = None
 
     @property
+    def from_home(self) -> bool:
+        return self.home_medication_id is not None
+
+    @property
+    def added(self) -> bool:
+        """Added in this reconciliation from the catalog (not on the stored list)."""
+        return self.item_id is None and self.home_medication_id is None and \
+            self.source_order_id is None
+
+    @property
     def before_text(self) -> str:
-        if self.action == "new" and self.home_medication_id is None:
+        if self.added:
             return ""
         parts = [f"{format_number(self.dose)} {self.dose_unit or ''}".strip()
                  if self.dose is not None else "", self.route or "", self.frequency or ""]
@@ -137,7 +149,9 @@ def load_med_rec(ctx: EhrContext, patient_id: int, encounter_id: int | None, rec
             for item in s.scalars(select(m.MedRecItem).where(m.MedRecItem.med_rec_id == rec.id)
                                   .order_by(m.MedRecItem.sort, m.MedRecItem.id)):
                 home = homes.get(item.home_medication_id)
-                state.rows.append(_row(home, item))
+                source = s.get(m.Order, item.source_order_id) if item.source_order_id \
+                    else None
+                state.rows.append(_row(home, item, source))
             listed = {r.home_medication_id for r in state.rows}
             if not state.complete:
                 state.rows += [_row(h, None) for h in homes.values()
@@ -151,8 +165,14 @@ def load_med_rec(ctx: EhrContext, patient_id: int, encounter_id: int | None, rec
     return state
 
 
-def _row(home, item) -> RecRow:
+def _row(home, item, source=None) -> RecRow:
     row = RecRow(medication=(home.medication if home else item.medication))
+    if home is None and source is not None:  # started in the hospital: its order's sentence
+        row.orderable_id = source.orderable_id
+        row.dose, row.dose_unit, row.route = source.dose, source.dose_unit, source.route
+        row.frequency = source.frequency
+        row.prn, row.prn_reason = bool(source.prn), source.prn_reason
+        row.sig = "Started this admission"
     if home is not None:
         row.home_medication_id = home.id
         row.orderable_id = home.orderable_id
@@ -191,6 +211,13 @@ def rec_problems(state: MedRecState, ref: Reference) -> list[str]:
                                 "the same as before; choose Continue instead.")
         if row.action == "hold" and not (row.hold_reason or "").strip():
             problems.append(f"{row.medication}: Hold needs a reason (e.g. until surgery).")
+        if state.rec_type == "discharge" and row.action is not None:
+            if row.from_home and row.action == "new":
+                problems.append(f"{row.medication}: a home medication is continued, changed "
+                                "or stopped, not new.")
+            if not row.from_home and row.action in ("continue", "change"):
+                problems.append(f"{row.medication}: started in the hospital — choose New to "
+                                "prescribe it for home, or Stop.")
         if row.action == "new" and (row.new_dose is None or not row.new_route
                                     or not row.new_frequency):
             problems.append(f"{row.medication}: a new medication needs dose, route and "

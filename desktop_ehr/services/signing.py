@@ -2,7 +2,8 @@
 
 Orders signed together with an admission order are linked to it (``admission_order_id``);
 so are orders signed later on an encounter that already has a signed admission order. A
-discharge order also records itself on the encounter's Discharge Navigator row.
+discharge order also records itself on the encounter's Discharge Navigator row, and a new
+code status order discontinues the patient's previous one.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ def sign_orders(ctx: EhrContext, patient_id: int, encounter_id: int | None,
             s.add(order)
             s.flush()
             _children(s, m, order, draft)
+            if draft.order_type == "code_status":
+                _replace_code_status(s, m, patient_id, order, now, user.id)
             if encounter_id is not None and (draft.order_type == "discharge" or (
                     draft.order_type == "appointment" and draft.order_mode == "discharge")):
                 _record_discharge_order(s, m, patient_id, encounter_id, order, draft, now,
@@ -133,6 +136,19 @@ def _children(s, m, order, draft: OrderDraft) -> None:
     for name, value in draft.details.items():
         if value not in (None, ""):
             s.add(m.OrderDetail(order_id=order.id, field=name, value=str(value)))
+
+
+def _replace_code_status(s, m, patient_id: int, order, now: datetime, user_id: int) -> None:
+    """One code status at a time: a new one discontinues the patient's earlier ones (the
+    banner shows the newest signed code status order)."""
+    for old in s.scalars(select(m.Order).where(m.Order.patient_id == patient_id,
+                                               m.Order.order_type == "code_status",
+                                               m.Order.status == "signed",
+                                               m.Order.id != order.id)):
+        old.status = "discontinued"
+        old.discontinued_at = now
+        old.discontinued_by_user_id = user_id
+        old.discontinue_reason = f"Replaced by code status: {order.code_status}"
 
 
 def _apply_action(s, m, patient_id: int, action: OrderAction, now: datetime,

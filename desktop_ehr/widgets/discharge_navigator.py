@@ -1,6 +1,6 @@
 """The Discharge Navigator: sections down the left, worked top to bottom.
 
-Problem List (review), Discharge Med Rec, Follow-up (appointment orders with department and
+Problem List (review), Order Cleanup, Discharge Med Rec, Follow-up (appointment orders with department and
 timeframe), Patient Instructions (from a template, every section filled in), Discharge Order,
 After Visit Summary. Orders placed here wait in the navigator's pending list until Sign;
 printing the AVS is a separate, confirmed action.
@@ -195,7 +195,27 @@ class DischargeNavigator(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.problems_status, 1)
         row.addWidget(button("Mark as Reviewed", "navigator.problems.reviewed",
-                             "Mark problem list reviewed", slot=self._review_problems))
+                             "Mark problem list reviewed",
+                             slot=lambda: self._review("Problem List")))
+        lay.addLayout(row)
+        self.stack.addWidget(frame)
+
+        frame, lay = _section_frame("Order Cleanup", "orderCleanup")
+        lay.addWidget(caption("Active orders of this admission. Discontinue what should not "
+                              "continue; changes are signed with the pending orders below."))
+        self.cleanup_model = RecordTableModel(ORDER_COLUMNS)
+        self.cleanup = table_view("navigator.cleanup.table", "Active orders", self.cleanup_model)
+        self.cleanup.setColumnWidth(0, 240)
+        self.cleanup.setColumnWidth(1, 250)
+        lay.addWidget(self.cleanup, 1)
+        self.cleanup_status = caption("")
+        row = QHBoxLayout()
+        row.addWidget(self.cleanup_status, 1)
+        row.addWidget(button("Discontinue Selected", "navigator.cleanup.discontinue",
+                             "Discontinue selected order", slot=self._discontinue_selected))
+        row.addWidget(button("Mark as Reviewed", "navigator.cleanup.reviewed",
+                             "Mark order cleanup reviewed",
+                             slot=lambda: self._review("Order Cleanup")))
         lay.addLayout(row)
         self.stack.addWidget(frame)
 
@@ -253,6 +273,11 @@ class DischargeNavigator(QWidget):
         self.problems_status.setText(
             "Reviewed." if self.state.section_status("Problem List") == "complete"
             else "Review the hospital problems, then mark them reviewed.")
+        self.cleanup_model.set_rows(chart_lists.orders(chart.ctx, chart.patient_id,
+                                                       active_only=True))
+        self.cleanup_status.setText(
+            "Reviewed." if self.state.section_status("Order Cleanup") == "complete"
+            else "Review the active orders, then mark them reviewed.")
         self.medrec.load()
         follow = [r for r in chart_lists.orders(chart.ctx, chart.patient_id, active_only=True,
                                                 order_types=("appointment",))]
@@ -287,10 +312,17 @@ class DischargeNavigator(QWidget):
         return "\n".join(lines)
 
     # -- actions -------------------------------------------------------------------------
-    def _review_problems(self) -> None:
+    def _review(self, section: str) -> None:
         chart = self.chart
-        mark_reviewed(chart.ctx, chart.patient_id, chart.encounter_id, "Problem List")
+        mark_reviewed(chart.ctx, chart.patient_id, chart.encounter_id, section)
         self.reload()
+
+    def _discontinue_selected(self) -> None:
+        rows = self.cleanup.selectionModel().selectedRows()
+        if not rows:
+            self.cleanup_status.setText("Select an order to discontinue first.")
+            return
+        self.chart.act_on_order("discontinue", self.cleanup_model.row_at(rows[0].row()).id)
 
     def _orderable_of_type(self, order_type: str) -> int:
         return next(o.id for o in self.chart.ref.orderables.values()

@@ -266,21 +266,31 @@ class MedRecPage(QWidget):
         self.legend.setText("Click an action in each row. " + (
             "Continue and Modify create inpatient orders; Do Not Continue and Hold do not."
             if self.rec_type == "admission" else
-            "New and Change Dose create discharge prescriptions."))
+            "Home medications: Continue, Change Dose or Stop. Started in the hospital: New "
+            "(prescribe) or Stop. New and changed medications become discharge "
+            "prescriptions."))
 
     def _clicked(self, index) -> None:
         if self.model is None or self.model.read_only:
             return
         key = self.model.column_key(index.column())
         row = self.model.row(index.row())
-        if row.action == "new":
-            return
-        if self.model.choose(index.row(), key):
+        try:
+            if self.model.choose(index.row(), key):
+                show_error(self.error, None)
+                return
+        except ValueError as refused:
+            show_error(self.error, str(refused))
             return
         if key in ("modify", "change"):
+            if row.added:
+                show_error(self.error, f"{row.medication} was added here; remove it and add "
+                                       "it again to change its details.")
+                return
             result = ModifyDialog.ask(self, row, self.chart.ref, self.labels.get(key, key))
             if result is not None:
                 self.model.set_change(index.row(), *result)
+                show_error(self.error, None)
         elif key == "hold":
             reason = HoldDialog.ask(self, row)
             if reason is not None:
@@ -307,7 +317,7 @@ class MedRecPage(QWidget):
     def _remove_new(self) -> None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() \
             else []
-        if not rows or self.model.row(rows[0].row()).action != "new":
+        if not rows or not self.model.row(rows[0].row()).added:
             show_error(self.error, "Select a medication added here (marked NEW) to remove it.")
             return
         self.model.remove_new(rows[0].row())

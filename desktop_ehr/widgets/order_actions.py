@@ -36,7 +36,8 @@ class OrderActionDialog(QDialog):
         title.setProperty("role", "dialogTitle")
         self.error = error_label("orderAction.error")
         self.start = DateTimeField("orderAction.from", "Hold from" if kind == "hold"
-                                   else "Discontinue at", today_fn, self.error)
+                                   else "Discontinue at", today_fn, self.error,
+                                   default_time=time(0, 0))
         self.start.set_value(now)
         form = QFormLayout()
         form.addRow("Hold from:" if kind == "hold" else "Discontinue at:", self.start)
