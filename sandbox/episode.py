@@ -397,15 +397,15 @@ class Episode:
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().create_task(self.stop())
 
-    def check_running(self) -> None:
-        if self.status != "running":
+    def check_running(self, allow_finished: bool = False) -> None:
+        if self.status != "running" and not (allow_finished and self.status == "finished"):
             detail = f": {self.failure}" if self.failure else ""
             raise EpisodeError(f"episode {self.episode_id} is {self.status}{detail}")
 
     # -- reset ----------------------------------------------------------------------------
     async def reset(self) -> float:
         """Back to the seeded start without restarting what need not restart; seconds."""
-        self.check_running()
+        self.check_running(allow_finished=True)
         started = time.monotonic()
         await self._close_trace()
         await asyncio.to_thread(self._archive_attempt)
@@ -416,6 +416,8 @@ class Episode:
         await self._open_trace()
         self.last_reset_s = time.monotonic() - started
         self.started_at = time.monotonic()
+        if self.status == "finished":
+            self._set_status("running")
         return self.last_reset_s
 
     def _reset_files_and_stores(self) -> None:
