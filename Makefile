@@ -12,7 +12,7 @@ bootstrap:
 	bash installer/bootstrap.sh
 
 run: $(STAMP)
-	$(VENV)/bin/ehr-sandbox tasks
+	$(VENV)/bin/ehr-sandbox up
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check sandbox verifier portal_web pixel_stream desktop_ehr tests fixtures
