@@ -22,11 +22,12 @@ from portal_web.settings import PortalSettings
 from sandbox.stores.ehr import Global
 
 VIEW_MODULES = (
-    "auth", "main", "patient", "encounters", "vitals", "soap", "lbf", "issues", "rx",
+    "auth", "main", "patient", "encounters", "vitals", "soap", "lbf", "issues", "rx", "erx",
     "procedures", "immunizations", "transactions", "documents", "messages", "calendar",
     "worklists", "admin", "reports",
 )
 API_PREFIXES = ("/apis/", "/oauth2/")
+MAX_BODY = 16 * 1024 * 1024  # uploads are at most 12 MB
 
 
 def view_routes() -> list[BaseRoute]:
@@ -78,6 +79,7 @@ def build_ehr_app(settings: PortalSettings) -> Starlette:
                                skip_prefixes=("/static/", *API_PREFIXES))],
         exception_handlers=error_handlers(templates, api_prefixes=API_PREFIXES,
                                           base_context=site.base_context),
+        max_body_size=MAX_BODY,
     )
     app.state.ehr = site
     app.state.fhir_tokens = TokenStore()

@@ -13,8 +13,8 @@ from fhir.resources.R4B.patient import Patient
 from tests.portal_web.support import changes
 
 BASE = "/apis/default/fhir"
-CLIENT = json.loads(json.dumps({"client_id": "ord18-vitals-client-7d3f",
-                                "client_secret": "q8Zt4mW2-sandbox-RxV9pL6n"}))
+CLIENT = {"client_id": "ord18-vitals-client-7d3f",
+          "client_secret": "q8Zt4mW2-sandbox-RxV9pL6n"}
 CATEGORY = [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/observation-category",
                          "code": "vital-signs"}]}]
 

@@ -1,11 +1,9 @@
-"""Prescriptions: the Rx form with the interaction checker, the alert, and eRx review.
+"""Prescriptions: the list, the Rx form with the interaction check, discontinuing.
 
 Saving a new prescription first runs the interaction check. When it alerts, nothing is
-prescribed yet: each alert is logged in ``cds_alert_log`` as shown, and the alert page
-asks for an action — cancel, change the order, or override with a reason — which is logged
-on the same rows (acknowledged, by whom, when, action). The e-prescribing review screen
-shows the NewRx message; only its Transmit button sends it (``erx_gateway_log`` NewRx,
-``erx_uploaded=1``); "Leave pending" keeps it untransmitted for the prescriber to sign.
+prescribed yet: each alert is logged in ``cds_alert_log`` as shown and the user is sent to
+the alert page (:mod:`.erx`), which records the action taken. A saved prescription starts
+untransmitted (``erx_uploaded=0``, ``erx_status='draft'``).
 """
 
 from __future__ import annotations
@@ -28,12 +26,11 @@ from portal_web.ehr.chart import (
     not_found,
     option_titles,
     options,
-    patient_or_404,
     providers,
     user_name,
 )
 from portal_web.ehr.site import Tab, here, site_of, user_of
-from sandbox.stores.ehr import CdsAlertLog, Drug, ErxGatewayLog, Pharmacy, Prescription, User
+from sandbox.stores.ehr import CdsAlertLog, Drug, Pharmacy, Prescription
 
 guard = login_required("/login")
 SUBSTITUTE = [("1", "Substitution allowed"), ("2", "Dispense as written")]
@@ -43,18 +40,18 @@ ERX_STATUS = {None: "Not sent", "draft": "Not sent", "pending_signature":
               "Pending signature", "transmitted": "Transmitted"}
 
 
-def _pid(request: Request) -> int:
+def pid_of(request: Request) -> int:
     return int(request.path_params["pid"])
 
 
-def _weight(db, pid: int):  # noqa: ANN001, ANN202
+def charted_weight(db, pid: int):  # noqa: ANN001, ANN202
     vitals = latest_vitals(db, pid)
     if vitals is None or not vitals.weight:
         return None
     return {"kg": round(vitals.weight * 0.45359237, 2), "lb": vitals.weight, "date": vitals.date}
 
 
-def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
+def rx_context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
     site = site_of(request)
     header = site.select_patient(request, db, pid)
     pharmacies = list(db.scalars(select(Pharmacy).order_by(Pharmacy.name)))
@@ -70,7 +67,7 @@ def _context(db, request: Request, pid: int) -> dict[str, Any]:  # noqa: ANN001
         "pharmacies": [(str(ph.id), f"{ph.name} ({ph.city or ''})") for ph in pharmacies],
         "providers": [(str(u.id), user_name(u)) for u in providers(db)],
         "substitutes": SUBSTITUTE,
-        "weight": _weight(db, pid),
+        "weight": charted_weight(db, pid),
         "inpatient": header.patient.care_setting == "inpatient",
         "preferred_pharmacy": header.patient.pharmacy_id,
     }
@@ -160,7 +157,7 @@ def _datetime(f: FieldReader, name: str, label: str, now: dt.datetime) -> dt.dat
     return when
 
 
-def _rx_row(db, pid: int, rx_id: int) -> Prescription:  # noqa: ANN001
+def prescription_or_404(db, pid: int, rx_id: int) -> Prescription:  # noqa: ANN001
     rx = db.get(Prescription, rx_id)
     if rx is None or rx.patient_id != pid:
         raise not_found(f"Prescription {rx_id} of this patient")
@@ -189,7 +186,7 @@ def rx_values(rx: Prescription) -> dict[str, str]:
 @guard
 async def rx_list(request: Request) -> Response:
     site = site_of(request)
-    pid = _pid(request)
+    pid = pid_of(request)
     with site.reader() as db:
         header = site.select_patient(request, db, pid)
         rows = list(db.scalars(select(Prescription).where(Prescription.patient_id == pid)
@@ -209,10 +206,10 @@ async def rx_list(request: Request) -> Response:
 @guard
 async def rx_form(request: Request) -> Response:
     site = site_of(request)
-    pid = _pid(request)
+    pid = pid_of(request)
     raw = request.path_params.get("rid")
     with site.reader() as db:
-        ctx = _context(db, request, pid)
+        ctx = rx_context(db, request, pid)
         if raw is None:
             ctx["values"] = _defaults(ctx, request)
             pending = session_of(request).data.get("rx_modify", {}).pop(str(pid), None)
@@ -221,7 +218,7 @@ async def rx_form(request: Request) -> Response:
                 ctx["notice"] = ("The interaction alert was acknowledged with 'Change "
                                  "order': edit the prescription below and save it again.")
         else:
-            rx = _rx_row(db, pid, int(raw))
+            rx = prescription_or_404(db, pid, int(raw))
             ctx["rx"] = rx
             ctx["values"] = rx_values(rx)
     return site.render(request, "rx_form.html", ctx, tab=Tab("rx", "Prescription",
@@ -231,7 +228,7 @@ async def rx_form(request: Request) -> Response:
 @guard
 async def rx_save(request: Request) -> Response:
     site = site_of(request)
-    pid = _pid(request)
+    pid = pid_of(request)
     raw = request.path_params.get("rid")
     user = user_of(request)
     async with posted_form(request) as posted:
@@ -239,8 +236,8 @@ async def rx_save(request: Request) -> Response:
             return posted.replay
         f = posted.reader
         with site.reader() as db:
-            ctx = _context(db, request, pid)
-            rx = _rx_row(db, pid, int(raw)) if raw is not None else None
+            ctx = rx_context(db, request, pid)
+            rx = prescription_or_404(db, pid, int(raw)) if raw is not None else None
             ctx["rx"] = rx
             if rx is not None and rx.erx_uploaded:
                 f.fail(FORM_ERROR, "This prescription was already transmitted to the "
@@ -271,13 +268,13 @@ async def rx_save(request: Request) -> Response:
             pending[str(alert_ids[0])] = {"pid": pid, "raw": dict(f.raw), "alerts": alert_ids,
                                           "rx_id": rx.id if rx else None}
             return posted.redirect(f"/patient/{pid}/rx/alert/{alert_ids[0]}")
-        rx_id = _write_rx(site, request, pid, values, rx)
+        rx_id = write_prescription(site, request, pid, values, rx)
         site.flash(request, f"Prescription for {values['drug']} saved. Open eRx Review to "
                             "check it and transmit it to the pharmacy.")
         return posted.redirect(f"/patient/{pid}/rx#rx-{rx_id}")
 
 
-def _write_rx(site, request: Request, pid: int, values: dict[str, Any],  # noqa: ANN001
+def write_prescription(site, request: Request, pid: int, values: dict[str, Any],  # noqa: ANN001
               rx: Prescription | None, alert_ids: list[int] | None = None,
               override_reason: str | None = None) -> int:
     """Insert or update the prescription; mark its alerts overridden (one transaction)."""
@@ -311,206 +308,16 @@ def _write_rx(site, request: Request, pid: int, values: dict[str, Any],  # noqa:
         return row.id
 
 
-def _pending(request: Request, pid: int, alert_id: int) -> dict | None:
-    entry = session_of(request).data.get("rx_pending", {}).get(str(alert_id))
-    return entry if entry and entry["pid"] == pid else None
-
-
-@guard
-async def alert_page(request: Request) -> Response:
-    site = site_of(request)
-    pid = _pid(request)
-    alert_id = int(request.path_params["aid"])
-    pending = _pending(request, pid, alert_id)
-    with site.reader() as db:
-        header = site.select_patient(request, db, pid)
-        first = db.get(CdsAlertLog, alert_id)
-        if first is None or first.pid != pid:
-            raise not_found(f"Alert {alert_id}")
-        ids = pending["alerts"] if pending else [alert_id]
-        alerts = [db.get(CdsAlertLog, i) for i in ids]
-        weight = _weight(db, pid)
-    return site.render(request, "rx_alert.html", {
-        "patient": header, "alerts": alerts, "pending": pending, "alert_id": alert_id,
-        "weight": weight, "values": {}})
-
-
-@guard
-async def alert_action(request: Request) -> Response:
-    site = site_of(request)
-    pid = _pid(request)
-    alert_id = int(request.path_params["aid"])
-    user = user_of(request)
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        f = posted.reader
-        pending = _pending(request, pid, alert_id)
-        with site.reader() as db:
-            header = site.select_patient(request, db, pid)
-            first = db.get(CdsAlertLog, alert_id)
-            if first is None or first.pid != pid:
-                raise not_found(f"Alert {alert_id}")
-            alerts = [db.get(CdsAlertLog, i) for i in (pending["alerts"] if pending
-                                                          else [alert_id])]
-            ctx = _context(db, request, pid)
-        action = f.choice("action", "Action", ["cancel", "modify", "override"], required=True)
-        reason = f.text("override_reason", "Override reason", max_len=1000)
-        if action == "override" and not reason:
-            f.fail("override_reason", "Give the clinical reason for overriding this alert.")
-        if pending is None and action in ("modify", "override"):
-            f.fail(FORM_ERROR, "The prescription this alert was about is no longer pending "
-                               "(it was already handled, or you logged in again). Cancel, "
-                               "then enter it again.")
-        values = None
-        if f.ok and action == "override" and pending is not None:
-            reread = FieldReader(pending["raw"])
-            values = read_rx(reread, ctx, site.today(), site.now())
-            with site.reader() as db:
-                drug = db.scalar(select(Drug).where(Drug.name == values["drug"]))
-            values["drug_id"] = drug.drug_id if drug else None
-            values["rxnorm_drugcode"] = drug.drug_code if drug else None
-            if not reread.ok:
-                f.fail(FORM_ERROR, "The pending prescription is no longer valid; choose "
-                                   "Change order and correct it.")
-        if not f.ok:
-            return site.render(request, "rx_alert.html", {
-                "patient": header, "alerts": alerts, "pending": pending,
-                "alert_id": alert_id, "weight": ctx["weight"], "values": f.raw,
-                "errors": f.errors})
-        now = site.now()
-        ids = [a.id for a in alerts if a is not None and not a.acknowledged]
-        session_of(request).data.get("rx_pending", {}).pop(str(alert_id), None)
-        if action == "override" and values is not None and pending is not None:
-            rx = None
-            if pending.get("rx_id"):
-                with site.reader() as db:
-                    rx = db.get(Prescription, pending["rx_id"])
-            _write_rx(site, request, pid, values, rx, ids, reason)
-            site.flash(request, "Alert overridden; the prescription was saved.")
-            return posted.redirect(f"/patient/{pid}/rx")
-        with site.writer(request) as db:
-            for i in ids:
-                alert = db.get(CdsAlertLog, i)
-                alert.acknowledged = 1
-                alert.acknowledged_at = now
-                alert.acknowledged_by = user.user_id
-                alert.action_taken = action
-        if action == "modify" and pending is not None:
-            session_of(request).data.setdefault("rx_modify", {})[str(pid)] = pending["raw"]
-            return posted.redirect(f"/patient/{pid}/rx/new")
-        site.flash(request, "Prescription cancelled; nothing was prescribed.")
-        return posted.redirect(f"/patient/{pid}/rx")
-
-
-def erx_message(rx: Prescription, patient, prescriber: User | None,  # noqa: ANN001
-                pharmacy: Pharmacy | None, interval: str, now: dt.datetime) -> str:
-    """The NewRx message as the sandbox gateway receives it (NCPDP SCRIPT-like text)."""
-    lines = [
-        "Message: NewRx   Version: SCRIPT 2017071 (sandbox)",
-        f"SentTime: {now.isoformat(sep='T')}",
-        f"To: {pharmacy.name if pharmacy else '?'}  NCPDPID {pharmacy.ncpdp if pharmacy else '?'}",
-        f"From: {user_name(prescriber)}  NPI {prescriber.npi if prescriber else '?'}",
-        f"Patient: {patient.lname}, {patient.fname}  DOB {patient.DOB}  Gender {patient.sex[:1]}",
-        f"Drug: {rx.drug}" + (f"  RxNorm {rx.rxnorm_drugcode}" if rx.rxnorm_drugcode else ""),
-        f"Sig: {rx.drug_dosage_instructions or ''}",
-        f"Dose: {rx.dosage or ''} {rx.unit or ''}  Route: {rx.route or ''}  "
-        f"Frequency: {interval}",
-        f"Quantity: {rx.quantity or ''}  Refills: {rx.refills}"
-        + (f"  Days supply: {rx.days_supply}" if rx.days_supply else ""),
-        f"Substitutions: {'Allowed' if rx.substitute != 2 else 'Dispense as written'}",
-    ]
-    if rx.diagnosis:
-        lines.append(f"Diagnosis: {rx.diagnosis}")
-    if rx.note:
-        lines.append(f"Note: {rx.note}")
-    return "\n".join(lines)
-
-
-def _erx_context(db, request: Request, pid: int, rx_id: int) -> dict:  # noqa: ANN001
-    site = site_of(request)
-    header = site.select_patient(request, db, pid)
-    rx = _rx_row(db, pid, rx_id)
-    prescriber = db.get(User, rx.provider_id) if rx.provider_id else None
-    pharmacy = db.get(Pharmacy, rx.pharmacy_id) if rx.pharmacy_id else None
-    interval = option_titles(db, "drug_interval").get(rx.interval or "", rx.interval or "")
-    log = list(db.scalars(select(ErxGatewayLog).where(ErxGatewayLog.prescription_id == rx.id)
-                          .order_by(ErxGatewayLog.sent_at)))
-    return {"patient": header, "rx": rx, "prescriber": prescriber, "pharmacy": pharmacy,
-            "interval": interval, "gateway_log": log, "erx_status": ERX_STATUS,
-            "message": erx_message(rx, patient_or_404(db, pid), prescriber, pharmacy,
-                                   interval, site.now()),
-            "can_transmit": db.get(User, user_of(request).user_id).authorized == 1}
-
-
-@guard
-async def erx_review(request: Request) -> Response:
-    site = site_of(request)
-    pid = _pid(request)
-    with site.reader() as db:
-        ctx = _erx_context(db, request, pid, int(request.path_params["rid"]))
-    return site.render(request, "erx_review.html", ctx,
-                       tab=Tab("rx", "eRx Review", here(request)))
-
-
-@guard
-async def erx_action(request: Request) -> Response:
-    site = site_of(request)
-    pid = _pid(request)
-    rx_id = int(request.path_params["rid"])
-    user = user_of(request)
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        f = posted.reader
-        with site.reader() as db:
-            ctx = _erx_context(db, request, pid, rx_id)
-        rx: Prescription = ctx["rx"]
-        action = f.choice("action", "Action", ["transmit", "pending"], required=True)
-        if rx.erx_uploaded:
-            f.fail(FORM_ERROR, "This prescription was already transmitted.")
-        elif not rx.active:
-            f.fail(FORM_ERROR, "This prescription is discontinued; it cannot be sent.")
-        if action == "transmit":
-            if ctx["pharmacy"] is None or not ctx["pharmacy"].ncpdp:
-                f.fail(FORM_ERROR, "Choose a pharmacy that accepts e-prescriptions (edit the "
-                                   "prescription) before transmitting.")
-            if not ctx["can_transmit"]:
-                f.fail(FORM_ERROR, "Only a prescriber can sign and transmit. Use 'Leave "
-                                   "pending for signature' instead.")
-        if not f.ok:
-            ctx.update(errors=f.errors)
-            return site.render(request, "erx_review.html", ctx)
-        now = site.now()
-        with site.writer(request) as db:
-            row = db.get(Prescription, rx_id)
-            if action == "transmit":
-                db.add(ErxGatewayLog(prescription_id=rx_id, pid=pid, message_type="NewRx",
-                                     pharmacy_ncpdp=ctx["pharmacy"].ncpdp, sent_at=now,
-                                     sent_by=user.user_id, status="accepted",
-                                     payload=ctx["message"]))
-                row.erx_uploaded = 1
-                row.erx_source = 1
-                row.erx_status = "transmitted"
-            else:
-                row.erx_status = "pending_signature"
-            row.date_modified = now
-        site.flash(request, "Prescription transmitted to the pharmacy." if action == "transmit"
-                   else "Prescription left pending for the prescriber's signature; it was not "
-                        "transmitted.")
-        return posted.redirect(f"/patient/{pid}/rx")
-
-
 @guard
 async def rx_discontinue(request: Request) -> Response:
     site = site_of(request)
-    pid = _pid(request)
+    pid = pid_of(request)
     rx_id = int(request.path_params["rid"])
     async with posted_form(request) as posted:
         if posted.replay:
             return posted.replay
         with site.writer(request) as db:
-            row = _rx_row(db, pid, rx_id)
+            row = prescription_or_404(db, pid, rx_id)
             if row.active:
                 row.active = 0
                 row.end_date = site.today()
@@ -522,19 +329,15 @@ async def rx_discontinue(request: Request) -> Response:
 
 
 async def _no_get(request: Request) -> Response:
-    return RedirectResponse(f"/patient/{_pid(request)}/rx", status_code=303)
+    return RedirectResponse(f"/patient/{pid_of(request)}/rx", status_code=303)
 
 
 routes = [
     Route("/patient/{pid:id}/rx", rx_list),
     Route("/patient/{pid:id}/rx/new", rx_form, methods=["GET"]),
     Route("/patient/{pid:id}/rx/new", rx_save, methods=["POST"]),
-    Route("/patient/{pid:id}/rx/alert/{aid:id}", alert_page, methods=["GET"]),
-    Route("/patient/{pid:id}/rx/alert/{aid:id}", alert_action, methods=["POST"]),
     Route("/patient/{pid:id}/rx/{rid:id}", rx_form, methods=["GET"]),
     Route("/patient/{pid:id}/rx/{rid:id}", rx_save, methods=["POST"]),
-    Route("/patient/{pid:id}/rx/{rid:id}/erx", erx_review, methods=["GET"]),
-    Route("/patient/{pid:id}/rx/{rid:id}/erx", erx_action, methods=["POST"]),
     Route("/patient/{pid:id}/rx/{rid:id}/discontinue", _no_get, methods=["GET"]),
     Route("/patient/{pid:id}/rx/{rid:id}/discontinue", rx_discontinue, methods=["POST"]),
 ]
