@@ -22,7 +22,6 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import simple_icd_10_cm as icd
 import yaml
 from icalendar import Calendar
 from pypdf import PdfReader
@@ -122,8 +121,11 @@ def test_task_seeds_with_every_store_and_input(run, alias, variant):
 EHR_SEEDS = sorted(TASKS_DIR.glob("R09.03.01.04-T*/seed/ehr*.yaml"))
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the library's resource loading
 @pytest.mark.parametrize("seed", EHR_SEEDS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_ehr_seed_codes_ids_and_documents(seed):
+    import simple_icd_10_cm as icd
+
     rows = yaml.safe_load(seed.read_text())
     codes = set(re.findall(r"ICD10:([A-Z]\d\d(?:\.\w+)?)", seed.read_text()))
     codes |= {item["diagnosis"] for item in rows.get("pa_worklist_items", []) if item["diagnosis"]}
