@@ -131,3 +131,55 @@ def test_fhir_observation_create_never_fails(ehr_for, body):
     assert response.status_code in (201, 400, 422), response.text
     if response.status_code != 201:
         assert ehr.audit_since(mark) == []
+
+
+SEARCHES = ["/main/finder?q={}", "/main/calendar?date={}&provider={}", "/admin/logs?view={}&mrn={}",
+            "/pa/authorizations?status={}", "/directory?q={}&kind={}", "/messages?show={}",
+            "/tasks?show={}", "/patient/7/issues?type={}", "/patient/7/issue/new?type={}",
+            "/patient/3/transactions/new?type={}", "/patient/12/immunizations/new?encounter={}",
+            "/calendar/event/new?pid={}&date={}&time={}&provider={}"]
+
+
+
+def test_search_parameters_never_fail(ehr_for):
+    from urllib.parse import quote
+
+    ehr = ehr_for("ord-02", user="dr.osei")
+
+    @settings(max_examples=20, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(args=st.lists(values, min_size=4, max_size=4))
+    def search(args):
+        for template in SEARCHES:
+            url = template.format(*(quote(a, safe="") for a in args))
+            response = ehr.client.get(url)
+            assert response.status_code in (200, 404), (url, response.status_code)
+
+    search()
+
+
+def test_fhir_search_parameters_never_fail(ehr_for):
+    from urllib.parse import quote
+
+    ehr = ehr_for("ord-18", user=None)
+    token = ehr.client.post("/oauth2/default/token", data={
+        "grant_type": "client_credentials", "client_id": "ord18-vitals-client-7d3f",
+        "client_secret": "q8Zt4mW2-sandbox-RxV9pL6n"}).json()["access_token"]
+    headers = {"Authorization": f"Bearer {token}"}
+
+    @settings(max_examples=20, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(args=st.lists(values, min_size=3, max_size=3))
+    def search(args):
+        for resource, names in (("Patient", ("identifier", "name", "birthdate")),
+                                ("Encounter", ("patient", "date", "_id")),
+                                ("Observation", ("patient", "date", "code"))):
+            params = dict(zip(names, args, strict=True))
+            response = ehr.client.get(f"/apis/default/fhir/{resource}", params=params,
+                                      headers=headers)
+            assert response.status_code in (200, 400), (resource, params, response.text)
+            rid = quote(args[0][:80], safe="") or "x"
+            response = ehr.client.get(f"/apis/default/fhir/{resource}/{rid}", headers=headers)
+            assert response.status_code in (200, 404)
+
+    search()
