@@ -87,13 +87,15 @@ class AgentClient:
         self.timeout = timeout
         self._ids = itertools.count(1)
         try:
+            # Entered as a context manager right away (websockets >= 17 asks for that); the
+            # client's own close() / __exit__ ends it.
             self._ws: ClientConnection = connect(
                 self.url,
                 additional_headers={"Authorization": f"Bearer {token}"},
                 max_size=64 * 1024 * 1024,
                 open_timeout=timeout,
                 compression=None,
-            )
+            ).__enter__()
         except InvalidStatus as exc:
             status = exc.response.status_code
             raise AgentAPIError(

@@ -129,5 +129,7 @@ async def _inject(
     else:
         client = str(event.get("client", "viewer"))
         viewer_input = inputs.setdefault(client, ViewerInput(injector, run))
-        await viewer_input.apply(parse_viewer_input(body, capture.width, capture.height))
+        event = parse_viewer_input(body, capture.width, capture.height)
+        if event is not None:
+            await viewer_input.apply(event)
     return time.monotonic()

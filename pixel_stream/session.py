@@ -104,6 +104,7 @@ class _Viewer:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_VIEWER_QUEUE)
         self.input: ViewerInput | None = None
         self.worker: asyncio.Task | None = None
+        self.closed = False
 
 
 class PixelSession:
@@ -433,11 +434,21 @@ class PixelSession:
                     viewer.channel.send(json.dumps({"t": "role", "role": role}))
 
     def _client_id(self, requested: Any, prefix: str) -> str:
+        """The requested id (a reconnecting client reuses its id), else a new one."""
         if isinstance(requested, str) and 0 < len(requested) <= 64 and requested.isprintable():
-            active = requested in self._viewers or requested in self._agents
-            if not active:
-                return requested
+            return requested
         return f"{prefix}-{next(self._ids)}"
+
+    async def _replace_connection(self, client_id: str) -> None:
+        """A client reconnected under its id while its old connection still looks alive
+        (a network drop is noticed late): the new connection takes over."""
+        old_agent = self._agents.pop(client_id, None)
+        if old_agent is not None:
+            with contextlib.suppress(Exception):
+                await old_agent.close(4000, "replaced by a newer connection of this client")
+        old_viewer = self._viewers.pop(client_id, None)
+        if old_viewer is not None:
+            await self._close_viewer(old_viewer)
 
     async def _reject(self, ws: WebSocket, reason: str) -> None:
         # Closing before accept makes the server answer the handshake with HTTP 403.
@@ -455,6 +466,7 @@ class PixelSession:
         await ws.accept()
         params = ws.query_params
         client_id = self._client_id(params.get("client_id"), "agent")
+        await self._replace_connection(client_id)
         wants = params.get("control", "request") != "none"
         role = self.seat.connect(client_id, "agent", wants_control=wants)
         if params.get("control") == "take":
@@ -468,8 +480,9 @@ class PixelSession:
         except Exception:  # noqa: BLE001
             log.exception("agent connection %s failed", client_id)
         finally:
-            self._agents.pop(client_id, None)
-            self._client_left(client_id)
+            if self._agents.get(client_id) is ws:
+                del self._agents[client_id]
+                self._client_left(client_id)
 
     def _client_left(self, client_id: str) -> None:
         was_holder = self.seat.holder == client_id
@@ -503,6 +516,7 @@ class PixelSession:
             await ws.close(1002)
             return
         client_id = self._client_id(offer.get("client_id"), "viewer")
+        await self._replace_connection(client_id)
         view_only = bool(offer.get("view_only"))
         viewer = _Viewer(client_id, ws, ScreenVideoTrack(self._feed))
         try:
@@ -592,6 +606,8 @@ class PixelSession:
         except ViewerInputError as exc:
             reply({"t": "error", "code": exc.code, "message": str(exc)})
             return
+        if event is None:
+            return
         if not self.seat.may_input(viewer.client_id):
             if event["t"] != "move":
                 reply({
@@ -620,9 +636,12 @@ class PixelSession:
             self.note_input(viewer.client_id, "input", record, seq_before)
 
     async def _close_viewer(self, viewer: _Viewer) -> None:
-        if self._viewers.get(viewer.client_id) is not viewer:
+        if viewer.closed:
             return
-        del self._viewers[viewer.client_id]
+        viewer.closed = True
+        registered = self._viewers.get(viewer.client_id) is viewer
+        if registered:
+            del self._viewers[viewer.client_id]
         if viewer.worker is not None:
             viewer.worker.cancel()
         if viewer.input is not None and self._input_pool is not None:
@@ -634,7 +653,8 @@ class PixelSession:
                 await viewer.pc.close()
         with contextlib.suppress(Exception):
             await viewer.ws.close()
-        self._client_left(viewer.client_id)
+        if registered:
+            self._client_left(viewer.client_id)
 
 
 class SessionThread:

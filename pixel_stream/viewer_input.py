@@ -29,6 +29,9 @@ BLOCKED_TYPES = {
     "download": "file transfer is disabled by the session policy",
 }
 WHEEL_LIMIT = 20
+# DOM keys that only prepare a character (the browser reports the composed character with
+# the next key event), or that the browser already applied (AltGr): never forwarded.
+SILENT_KEYS = frozenset({"Dead", "Process", "Unidentified", "AltGraph", "Compose"})
 
 
 class ViewerInputError(ValueError):
@@ -46,8 +49,12 @@ def _int(msg: dict[str, Any], key: str) -> int:
     return int(value)
 
 
-def parse_viewer_input(msg: Any, width: int, height: int) -> dict[str, Any]:
-    """Check one receiver message; returns a normalised copy (what the trace records)."""
+def parse_viewer_input(msg: Any, width: int, height: int) -> dict[str, Any] | None:
+    """Check one receiver message; returns a normalised copy (what the trace records).
+
+    None means "accepted, nothing to inject" (a dead key or AltGr: the browser reports the
+    character they make with the next key event).
+    """
     if not isinstance(msg, dict):
         raise ViewerInputError("bad_request", "an input message must be a JSON object")
     kind = msg.get("t")
@@ -80,6 +87,8 @@ def parse_viewer_input(msg: Any, width: int, height: int) -> dict[str, Any]:
         key, code = msg.get("key"), msg.get("code", "")
         if not isinstance(key, str) or not isinstance(code, str):
             raise ViewerInputError("bad_request", "key needs string 'key' and 'code' fields")
+        if key in SILENT_KEYS:
+            return None
         try:
             event["keysym"] = dom_key_to_keysym(key, code)
         except (KeyNameError, ValueError) as exc:
@@ -118,7 +127,7 @@ class ViewerInput:
                 if slot in self._pressed:  # auto-repeat: release-less repeat is fine for X
                     await self._run(inj.key_code, self._pressed[slot], True)
                 else:
-                    self._pressed[slot] = await self._run(inj.key, event["keysym"], True)
+                    self._pressed[slot] = await self._run(inj.press_symbol, event["keysym"])
             else:
                 keycode = self._pressed.pop(slot, None)
                 if keycode is None:

@@ -32,6 +32,7 @@ from pixel_stream.keys import (
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 SHIFT_L = XK.string_to_keysym("Shift_L")
+SHIFT_R = XK.string_to_keysym("Shift_R")
 # A remapped keycode that is reused for another keysym waits this long first, so a
 # toolkit that is still behind (re-reading the keymap) cannot mistake the old key press.
 REMAP_REUSE_PAUSE_S = 0.03
@@ -80,6 +81,9 @@ class InputInjector:
             for keycode, syms in rows:
                 if level < len(syms) and syms[level]:
                     self._keymap.setdefault(syms[level], (keycode, level))
+        self._shift_codes = {
+            self._keymap[sym][0] for sym in (SHIFT_L, SHIFT_R) if sym in self._keymap
+        }
         # Keep the high keycodes (usually unused by layouts) and avoid 8..10.
         self._spare = [kc for kc in self._spare if kc > 10][::-1]
         self._spare_cursor = 0
@@ -169,6 +173,39 @@ class InputInjector:
             self._key_code(keycode, down)
             return keycode
 
+    def press_symbol(self, keysym: int) -> int:
+        """Press the key that makes ``keysym``, whatever Shift state is held; returns keycode.
+
+        A receiver forwards the character a key produced (DOM ``key``), so the character
+        decides: Shift is added or lifted around the press when the keymap needs it
+        (x11vnc calls this "modtweak"). Keys that are not characters (Tab, arrows, F-keys)
+        are pressed as they are, so Shift+Tab and Shift+arrow keep their meaning.
+        """
+        with self._lock:
+            keycode, needs_shift = self._keycode_for(keysym)
+            is_character = keysym < 0xFF00 or keysym & 0xFF000000 == 0x1000000
+            held_shifts = [kc for kc in self._held_keys if self._is_shift_code(kc)]
+            remapped = keycode in self._remapped
+            if not is_character or remapped or needs_shift == bool(held_shifts):
+                self._key_code(keycode, True)
+            elif needs_shift:
+                shift = self._keymap[SHIFT_L][0]
+                self._fake(shift, True)
+                self._key_code(keycode, True)
+                self._fake(shift, False)
+            else:
+                for kc in held_shifts:
+                    self._fake(kc, False)
+                self._key_code(keycode, True)
+                for kc in held_shifts:
+                    self._fake(kc, True)
+            return keycode
+
+    def _fake(self, keycode: int, down: bool) -> None:
+        """A press or release that does not change what this injector thinks is held."""
+        self._conn.xtest_fake_input(X.KeyPress if down else X.KeyRelease, keycode)
+        self._conn.flush()
+
     def key_code(self, keycode: int, down: bool) -> None:
         """Press or release a keycode obtained from ``key``."""
         with self._lock:
@@ -207,8 +244,7 @@ class InputInjector:
                 self.key(keysym, down)
 
     def _is_shift_code(self, keycode: int) -> bool:
-        shift = self._keymap.get(SHIFT_L)
-        return shift is not None and shift[0] == keycode
+        return keycode in self._shift_codes
 
     def type_text(self, text: str, delay_s: float = 0.0) -> None:
         """Type ``text`` character by character (any Unicode; newline is Return)."""

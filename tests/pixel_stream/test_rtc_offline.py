@@ -1,0 +1,150 @@
+"""Two aiortc peers in one process: our pre-encoded video track and the input channel.
+
+No X display: frames are synthetic and go through the real encoder feed, the real track
+and the real negotiation; the other peer is a plain aiortc client that decodes them.
+"""
+
+import asyncio
+import json
+import time
+
+import pytest
+from aiortc import RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription
+
+from pixel_stream.frames import Frame, FrameSlot, Rect
+from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer, without_mdns_candidates
+from pixel_stream.video import EncodedFeed
+
+W, H = 320, 240
+
+
+def solid(seq: int, bgr: tuple[int, int, int]) -> Frame:
+    pixels = bytearray(bytes((*bgr, 255)) * (W * H))
+    now = time.monotonic()
+    return Frame(seq=seq, width=W, height=H, pixels=pixels, region=Rect(0, 0, W, H),
+                 damaged_at=now, captured_at=now)
+
+
+def near(rgb, expected, tolerance=40) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(rgb, expected, strict=True))
+
+
+async def heartbeats(slot: FrameSlot) -> None:
+    """What the capture thread does on a static screen (faster, to keep the test short).
+
+    aiortc's receiving side hands out a frame once the next one starts arriving.
+    """
+    while True:
+        await asyncio.sleep(0.05)
+        slot.heartbeat()
+
+
+async def connect(slot: FrameSlot, codec: str | None = None):
+    feeds: dict[str, EncodedFeed] = {}
+
+    def feed_for(name: str) -> EncodedFeed:
+        return feeds.setdefault(name, EncodedFeed(slot, name))
+
+    client = RTCPeerConnection()
+    transceiver = client.addTransceiver("video", direction="recvonly")
+    if codec is not None:
+        caps = RTCRtpReceiver.getCapabilities("video").codecs
+        transceiver.setCodecPreferences([c for c in caps if c.mimeType == f"video/{codec}"])
+    channel = client.createDataChannel("input")
+    received: asyncio.Queue = asyncio.Queue()
+
+    @client.on("track")
+    def on_track(track):
+        async def pump():
+            while True:
+                try:
+                    await received.put(await track.recv())
+                except Exception:  # noqa: BLE001 - track ended
+                    return
+
+        asyncio.ensure_future(pump())
+
+    await client.setLocalDescription(await client.createOffer())
+    track = ScreenVideoTrack(feed_for)
+    server, answer, negotiated = await negotiate_viewer(client.localDescription.sdp, track)
+    inputs: list[dict] = []
+
+    @server.on("datachannel")
+    def on_channel(server_channel):
+        @server_channel.on("message")
+        def on_message(message):
+            inputs.append(json.loads(message))
+            server_channel.send(json.dumps({"t": "ack", "n": len(inputs)}))
+
+    await client.setRemoteDescription(RTCSessionDescription(answer, "answer"))
+    return client, server, channel, received, negotiated, feeds, track, inputs
+
+
+async def next_colour(received: asyncio.Queue, expected, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        frame = await asyncio.wait_for(received.get(), deadline - time.monotonic())
+        rgb = frame.to_image().getpixel((W // 2, H // 2))
+        if near(rgb, expected):
+            return rgb
+    raise AssertionError(f"no decoded frame showed {expected}")
+
+
+@pytest.mark.parametrize("codec", ["H264", "VP8"])
+async def test_frames_and_input_cross_between_peers(codec):
+    slot = FrameSlot()
+    slot.publish(solid(1, (0, 0, 255)))  # BGR: red
+    beat = asyncio.create_task(heartbeats(slot))
+    client, server, channel, received, negotiated, feeds, track, inputs = await connect(
+        slot, None if codec == "H264" else codec)
+    try:
+        assert negotiated == codec
+        await next_colour(received, (255, 0, 0))
+        slot.publish(solid(2, (255, 0, 0)))  # blue
+        await next_colour(received, (0, 0, 255))
+
+        acks: asyncio.Queue = asyncio.Queue()
+        channel.on("message", lambda m: acks.put_nowait(json.loads(m)))
+        while channel.readyState != "open":
+            await asyncio.sleep(0.01)
+        channel.send(json.dumps({"t": "button", "button": 1, "down": True, "x": 5, "y": 6}))
+        assert (await asyncio.wait_for(acks.get(), 10))["n"] == 1
+        assert inputs == [{"t": "button", "button": 1, "down": True, "x": 5, "y": 6}]
+        # the first frame a viewer gets is a keyframe, made for it
+        assert feeds[codec].keyframes >= 1
+    finally:
+        beat.cancel()
+        await client.close()
+        await server.close()
+        for feed in feeds.values():
+            feed.stop()
+
+
+async def test_keyframe_request_reaches_the_shared_encoder():
+    slot = FrameSlot()
+    slot.publish(solid(1, (0, 255, 0)))
+    beat = asyncio.create_task(heartbeats(slot))
+    client, server, channel, received, _codec, feeds, track, _ = await connect(slot)
+    try:
+        await next_colour(received, (0, 255, 0))
+        before = feeds["H264"].keyframes
+        # what aiortc calls when the browser sends a PLI
+        server.getTransceivers()[0].sender._send_keyframe()
+        deadline = time.monotonic() + 10
+        while feeds["H264"].keyframes == before and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert feeds["H264"].keyframes > before
+    finally:
+        beat.cancel()
+        await client.close()
+        await server.close()
+        feeds["H264"].stop()
+
+
+def test_mdns_candidates_are_dropped():
+    sdp = (
+        "v=0\r\na=candidate:1 1 udp 1 abc.local 5000 typ host\r\n"
+        "a=candidate:2 1 udp 1 10.0.0.1 5000 typ host\r\n"
+    )
+    out = without_mdns_candidates(sdp)
+    assert ".local" not in out and "10.0.0.1" in out
