@@ -1,0 +1,145 @@
+"""The hub's pages and API, with episodes that start no processes."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from sandbox.episode import Episode
+from sandbox.hub.app import create_hub
+from tests.episodes.conftest import DEMO_DIR
+
+
+class QuietEpisode(Episode):
+    """An episode whose processes are pretended: the hub's logic is what is tested."""
+
+    async def start(self):
+        self._prepare_run_dir()
+        self.session = types.SimpleNamespace(
+            agent_url="ws://127.0.0.1:40001/agent", token=self.token,
+            url=f"http://127.0.0.1:40001/?token={self.token}")
+        self.ready_s = 0.01
+        self._set_status("running")
+        return self
+
+    async def reset(self):
+        self.check_running(allow_finished=True)
+        self._reset_files_and_stores()
+        self.last_reset_s = 0.01
+        self._set_status("running")
+        return 0.01
+
+    async def finish(self):
+        self.check_running()
+        result = self._grade(1.0, {})
+        self._set_status("finished")
+        return result
+
+    async def stop(self):
+        self._set_status("stopped")
+
+
+@pytest.fixture
+def hub(tmp_path: Path):
+    app = create_hub({"runs_dir": tmp_path / "runs", "tasks_dirs": [DEMO_DIR],
+                      "max_episodes": 2}, episode_factory=QuietEpisode)
+    with TestClient(app) as client:
+        yield client
+
+
+def _start(hub: TestClient, variant: str = "default") -> str:
+    page = hub.post("/episodes", data={"task": "demo-01", "variant": variant},
+                    follow_redirects=False)
+    assert page.status_code == 303, page.text
+    return page.headers["location"].rsplit("/", 1)[-1]
+
+
+def _wait(hub: TestClient, episode_id: str, predicate) -> dict:
+    for _ in range(200):
+        state = hub.get(f"/api/episodes/{episode_id}").json()
+        if predicate(state):
+            return state
+        import time
+
+        time.sleep(0.01)
+    raise AssertionError(f"state never matched: {state}")
+
+
+def test_task_list_filters(hub: TestClient):
+    page = hub.get("/")
+    assert page.status_code == 200 and "demo-01" in page.text
+    assert "demo-01" in [s.alias for s in page.context["specs"]]
+    assert [s.alias for s in hub.get("/?family=demo").context["specs"]] == ["demo-01"]
+    assert hub.get("/?family=demo&system=ehr").context["specs"] == []
+    assert [s.alias for s in hub.get("/?family=demo&difficulty=1").context["specs"]] == [
+        "demo-01"]
+    assert hub.get("/?q=referral").context["filters"]["q"] == "referral"
+
+
+def test_unknown_task_page_suggests(hub: TestClient):
+    page = hub.get("/tasks/demo-1")
+    assert page.status_code == 404
+    assert "unknown task 'demo-1'" in page.context["message"]
+    assert [s.alias for s in page.context["suggestions"]][0] == "demo-01"
+    started = hub.post("/episodes", data={"task": "dmeo-01"})
+    assert started.status_code == 404 and "did you mean" in started.context["message"]
+
+
+def test_episode_page_record_reset_finish_stop(hub: TestClient):
+    episode_id = _start(hub)
+    state = _wait(hub, episode_id, lambda s: s["status"] == "running" and not s["busy"])
+    assert state["connection"]["agent_url"] == "ws://127.0.0.1:40001/agent"
+    page = hub.get(f"/episodes/{episode_id}")
+    assert page.status_code == 200
+    assert state["connection"]["token"] in page.text  # the agent connection string
+    assert "Summarize a referral letter" in page.text
+
+    api = f"/api/episodes/{episode_id}"
+    assert hub.post(f"{api}/record", json={"annotator": ""}).status_code == 400
+    assert hub.post(f"{api}/record", json={"annotator": "Dana Ruiz"}).json()["recording"]
+    run_dir = Path(state["run_dir"])
+    trace = run_dir / "trace" / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps(x) for x in [
+        {"kind": "header", "width": 1280, "height": 800},
+        {"n": 1, "t": 5.0, "kind": "action", "client": "viewer-1",
+         "event": {"action": "left_click", "coordinate": [10, 20]}},
+        {"n": 2, "t": 6.5, "kind": "action", "client": "viewer-1",
+         "event": {"action": "type", "text": "480117"}}]) + "\n")
+    saved = hub.post(f"{api}/record/stop").json()["saved"]
+    lines = [json.loads(x) for x in Path(saved["path"]).read_text().splitlines()]
+    assert lines[0]["annotator"] == "Dana Ruiz" and lines[0]["task"] == "DEMO-T01"
+    assert [(e["n"], e["t"]) for e in lines[1:]] == [(1, 0.0), (2, 1.5)]
+    download = hub.get(f"/episodes/{episode_id}/recordings/1")
+    assert download.status_code == 200
+    assert "demo-01-gold.trace.jsonl" in download.headers["content-disposition"]
+
+    (run_dir / "output" / "referral_summary.csv").write_text(
+        'mrn,patient,cpt,icd10\n480117,"Nakamura, Ellen",72148,M54.16\n')
+    hub.post(f"{api}/finish")
+    state = _wait(hub, episode_id, lambda s: s.get("result") is not None)
+    assert state["result"]["score"] == 1.0 and state["status"] == "finished"
+    assert [c["name"] for c in state["result"]["report"]["checks"]] == [
+        "summary file saved", "patient identified", "codes"]
+    hub.post(f"{api}/reset")
+    state = _wait(hub, episode_id, lambda s: s["message"].startswith("reset in"))
+    assert state["status"] == "running" and "result" not in state
+    assert not (run_dir / "output" / "referral_summary.csv").exists()
+    hub.post(f"{api}/stop")
+    assert hub.get(api).json()["status"] == "stopped"
+
+
+def test_actions_need_the_hubs_own_page_and_a_free_slot(hub: TestClient):
+    first = _start(hub)
+    _wait(hub, first, lambda s: s["status"] == "running")
+    refused = hub.post(f"/api/episodes/{first}/reset",
+                       headers={"origin": "http://evil.example"})
+    assert refused.status_code == 403
+    _start(hub, "twin")
+    full = hub.post("/episodes", data={"task": "demo-01", "variant": "default"})
+    assert full.status_code == 409 and "already running" in full.text
+    assert hub.get("/api/episodes/ep-nope").status_code == 404
+    assert len(hub.get("/api/episodes").json()) == 2

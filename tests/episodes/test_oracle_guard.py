@@ -1,0 +1,108 @@
+"""The oracle may locate and read, never act around the agent API (DOM, Qt, stores, files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox.oracle import (
+    READ_ONLY_METHODS,
+    OracleViolation,
+    ReadOnly,
+    check_gold_source,
+    load_gold,
+)
+from sandbox.paths import FIXTURES_DIR
+
+GOLD_FILES = sorted(FIXTURES_DIR.glob("*/*/gold.py"))
+
+
+@pytest.mark.parametrize("path", GOLD_FILES, ids=lambda p: p.parent.name)
+def test_every_gold_solution_acts_only_through_the_agent_api(path: Path):
+    assert check_gold_source(path.read_text(), str(path)) == []
+
+
+def test_the_demo_has_a_gold_solution():
+    assert any(p.parent.name == "DEMO-T01" for p in GOLD_FILES)
+    assert callable(load_gold(FIXTURES_DIR / "demo" / "DEMO-T01"))
+
+
+@pytest.mark.parametrize("source, complaint", [
+    ("def solve(o):\n    o.tab('ehr').get_by_label('Pulse').fill('76')\n", ".fill"),
+    ("def solve(o):\n    o.tab('ehr').get_by_role('button').click()\n", ".click on a locator"),
+    ("def solve(o):\n    o.tab('ehr').evaluate('document.forms[0].submit()')\n", ".evaluate"),
+    ("def solve(o):\n    o.tab('ehr').locator('#f').dispatch_event('click')\n", ".dispatch_event"),
+    ("def solve(o):\n    o.tab('ehr').locator('input').set_input_files('a.pdf')\n",
+     ".set_input_files"),
+    ("import sqlite3\ndef solve(o):\n    sqlite3.connect('stores/ehr.sqlite')\n", "sqlite3"),
+    ("from sandbox.stores import open_store\n", "sandbox.stores"),
+    ("from PySide6.QtWidgets import QApplication\n", "PySide6"),
+    ("import httpx\n", "httpx"),
+    ("def solve(o):\n    open('output/x.csv', 'w').write('x')\n", "open()"),
+    ("def solve(o):\n    o.episode._playwright\n", "private attribute"),
+    ("def solve(o):\n    getattr(o, 'episode')\n", "getattr()"),
+])
+def test_static_guard_names_what_acts_around_the_agent_api(source: str, complaint: str):
+    problems = check_gold_source(source)
+    assert problems, f"not caught: {source!r}"
+    assert any(complaint in p for p in problems), problems
+
+
+class Page:
+    """Stands in for a Playwright page: records what was called on it."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def get_by_role(self, role, **kw):
+        self.calls.append("get_by_role")
+        return Locator(self)
+
+    def fill(self, *a):
+        self.calls.append("fill")
+
+    def evaluate(self, *a):
+        self.calls.append("evaluate")
+
+
+class Locator:
+    def __init__(self, page: Page):
+        self.page = page
+
+    async def bounding_box(self):
+        self.page.calls.append("bounding_box")
+        return {"x": 1, "y": 2, "width": 3, "height": 4}
+
+    def click(self):
+        self.page.calls.append("click")
+
+    def fill(self, text):
+        self.page.calls.append("fill")
+
+
+def _run(coro):
+    import asyncio
+
+    return asyncio.new_event_loop().run_until_complete(coro)
+
+
+def test_read_only_proxy_reads_and_refuses_to_act():
+    page = Page()
+    tab = ReadOnly(page, _run, "tab('ehr')")
+    button = tab.get_by_role("button", name="Save")
+    assert isinstance(button, ReadOnly)
+    assert button.bounding_box() == {"x": 1, "y": 2, "width": 3, "height": 4}
+    for acting in ("click", "fill", "evaluate", "press", "set_input_files", "dispatch_event"):
+        target = tab if acting == "evaluate" else button
+        with pytest.raises(OracleViolation, match="act through the agent API"):
+            getattr(target, acting)
+    assert page.calls == ["get_by_role", "bounding_box"]  # nothing acted
+    with pytest.raises(OracleViolation):
+        button.unwrap_for_driver(object())
+
+
+def test_read_only_methods_do_not_include_acting_ones():
+    acting = {"click", "fill", "type", "press", "check", "evaluate", "dispatch_event",
+              "set_input_files", "select_option", "focus", "hover", "tap", "goto"}
+    assert not acting & READ_ONLY_METHODS
