@@ -16,6 +16,15 @@ from desktop_ehr.services.parsing import format_datetime
 DETAIL_ACTIONS = ("modify", "change", "hold")
 
 
+def two_lines(text: str) -> str:
+    """Long headers break at the space nearest their middle (narrow action columns)."""
+    if len(text) <= 10 or " " not in text:
+        return text
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut] + "\n" + text[cut + 1:]
+
+
 class MedRecModel(QAbstractTableModel):
     """``labels`` maps each action to its column header in the persona's words."""
 
@@ -25,9 +34,11 @@ class MedRecModel(QAbstractTableModel):
         super().__init__(parent)
         self.state = state
         self.labels = labels
-        self._columns = ["medication", "before", "last_dose"] + list(state.actions) + \
-            ["after"]
-        self._headers = {"medication": "Medication", "before": "Before: Dose / Route / Freq",
+        # a discharge list has no "last dose" to show: the patient is in hospital
+        self._columns = ["medication", "before"] + \
+            (["last_dose"] if state.rec_type == "admission" else []) + \
+            list(state.actions) + ["after"]
+        self._headers = {"medication": "Medication", "before": "Before: Dose / Route / Frequency",
                          "last_dose": "Last Dose", "after": labels.get("after", "After")}
         self.dataChanged.connect(lambda *_: self.changed.emit())
         self.modelReset.connect(self.changed.emit)
@@ -141,7 +152,7 @@ class MedRecModel(QAbstractTableModel):
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             key = self._columns[section]
-            return self.labels.get(key) or self._headers.get(key, key.title())
+            return two_lines(self.labels.get(key) or self._headers.get(key, key.title()))
         return None
 
     def flags(self, index: QModelIndex):

@@ -124,14 +124,14 @@ class OrderSetModel(QStandardItemModel):
         self._overrides[item_id] = draft
         line = self.line_for(item_id)
         detail = line.parent().child(line.row(), 1)
-        detail.setText(describe(draft, self.ref))
+        detail.setText(describe(draft, self.ref, with_start=False))
 
     def _detail_text(self, item: SetItem) -> str:
         orderable = self.ref.orderables.get(item.orderable_id)
         if orderable is None:
             return "(not orderable)"
         return describe(draft_from_set_item(item, orderable, self.info.id, self.now, self.ref),
-                        self.ref)
+                        self.ref, with_start=False)
 
     def drafts(self) -> list[OrderDraft]:
         """Drafts of the checked lines, in set order (what Accept adds to the pending list)."""

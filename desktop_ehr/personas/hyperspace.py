@@ -259,7 +259,7 @@ class HyperspaceShell(ShellBase):
         tl.addStretch(1)
         user = QLabel(f"{ctx.user.display_name}  ·  4W MEDICINE")
         tl.addWidget(user)
-        tl.addWidget(button("⚿ Secure", "toolbar.secure", "Secure",
+        tl.addWidget(button("Secure", "toolbar.secure", "Secure",
                             slot=self.logout_requested.emit))
         tl.addWidget(button("⎋ Log Out", "toolbar.logout", "Log out",
                             slot=self.logout_requested.emit))
@@ -270,7 +270,7 @@ class HyperspaceShell(ShellBase):
         self.status_label = named(QLabel(""), "status.message", "Status message")
         sl.addWidget(self.status_label, 1)
         sl.addWidget(QLabel(f"{ctx.user.username}  |  Riverside Memorial Hospital  |  "
-                            f"{ctx.now():%a %m/%d/%Y}  |  PLY TRAINING"))
+                            f"{ctx.now():%a %m/%d/%Y}  |  TRAINING ENVIRONMENT"))
         self.status_message.connect(self.status_label.setText)
         self.home = HomeWorkspace(self)
         self.add_home("⌂ Patient Lists", self.home)

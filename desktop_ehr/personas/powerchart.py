@@ -58,16 +58,17 @@ class BannerBar(QFrame):
         self.setProperty("role", "banner")
         self.name = named(QLabel(""), "banner.name", "Patient name")
         self.name.setProperty("role", "bannerName")
+        self.name.setMinimumWidth(170)
         self.fields: dict[str, QLabel] = {}
         grid = QGridLayout(self)
         grid.setContentsMargins(10, 4, 10, 4)
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(1)
-        grid.addWidget(self.name, 0, 0, 2, 1, Qt.AlignmentFlag.AlignVCenter)
+        grid.addWidget(self.name, 0, 0, 3, 1, Qt.AlignmentFlag.AlignVCenter)
         layout = (("dob", 0, 1), ("age", 0, 2), ("sex", 0, 3), ("mrn", 0, 4), ("fin", 0, 5),
-                  ("location", 0, 6), ("allergies", 1, 1, 3), ("code", 1, 4),
-                  ("isolation", 1, 5), ("weight", 1, 6), ("encounter", 0, 7),
-                  ("attending", 1, 7))
+                  ("attending", 0, 6), ("allergies", 1, 1, 3), ("code", 1, 4, 2),
+                  ("pcp", 1, 6), ("location", 2, 1), ("weight", 2, 2), ("isolation", 2, 3, 2),
+                  ("encounter", 2, 5, 2))
         for key, row, col, *span in layout:
             label = named(QLabel(""), f"banner.{key}", key)
             # the banner never widens the window: long values are clipped, not wrapped
@@ -75,7 +76,7 @@ class BannerBar(QFrame):
             label.setMinimumWidth(40)
             self.fields[key] = label
             grid.addWidget(label, row, col, 1, span[0] if span else 1)
-        for col, stretch in enumerate((0, 3, 3, 3, 3, 3, 4, 6)):
+        for col, stretch in enumerate((0, 3, 3, 3, 3, 3, 4)):
             grid.setColumnStretch(col, stretch)
         chart.changed.connect(self.load)
         self.load()
@@ -93,8 +94,9 @@ class BannerBar(QFrame):
                 "weight": f"Dosing Wt: {format_number(s.weight_kg)} kg" if s.weight_kg
                 else "Dosing Wt: <No Data Available>",
                 "encounter": f"{(s.encounter_type or '').title()} [{since} - <No - Discharge "
-                             "date>]" if since else "",
-                "attending": f"Attending: {s.attending or ''}"}
+                             "Date>]" if since else "",
+                "attending": f"Attending: {s.attending or ''}",
+                "pcp": f"PCP: {s.pcp or ''}"}
         for key, label in self.fields.items():
             label.setText(text[key])
             label.setAccessibleName(text[key] or key)

@@ -7,7 +7,8 @@ messages to the status bar.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QStackedWidget, QTabBar, QWidget
 
 from desktop_ehr.personas import Persona
@@ -39,6 +40,9 @@ class ShellBase(QWidget):
         self.tabs.tabCloseRequested.connect(self._close_tab)
         self._patients: list[int | None] = []
         self.charts: dict[int, tuple[PatientChart, QWidget]] = {}
+        sign_key = QShortcut(QKeySequence(Qt.Key.Key_F9), self)
+        sign_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        sign_key.activated.connect(self.sign_shown_orders)
 
     # -- persona hooks -------------------------------------------------------------------
     def make_workspace(self, chart: PatientChart) -> QWidget:
@@ -117,6 +121,15 @@ class ShellBase(QWidget):
                 return False
         self.tabs.setCurrentIndex(0)
         return True
+
+    def sign_shown_orders(self) -> bool:
+        """F9: sign the pending list on screen (Orders page or Discharge Navigator)."""
+        from desktop_ehr.widgets.orders_page import PendingPanel
+
+        for panel in self.findChildren(PendingPanel):
+            if panel.isVisible() and panel.sign_button.isEnabled():
+                return panel.chart.sign()
+        return False
 
     def current_chart(self) -> PatientChart | None:
         index = self.tabs.currentIndex()

@@ -219,7 +219,7 @@ def invalid_fields(draft: OrderDraft, ref: Reference) -> list[str]:
 
 
 # -- display -----------------------------------------------------------------------------
-def describe(draft: OrderDraft, ref: Reference) -> str:
+def describe(draft: OrderDraft, ref: Reference, with_start: bool = True) -> str:
     """The order sentence shown in pending lists ('1 g, IV, every 24 hours, ...')."""
     parts: list[str] = []
     if draft.dose is not None:
@@ -253,7 +253,7 @@ def describe(draft: OrderDraft, ref: Reference) -> str:
             parts.append(f"x{draft.occurrences}")
     if draft.hold_parameters:
         parts.append(draft.hold_parameters)
-    if draft.start_at and draft.order_type != "appointment":
+    if with_start and draft.start_at and draft.order_type != "appointment":
         parts.append(f"starting {format_datetime(draft.start_at)}")
     if draft.stop_at:
         parts.append(f"until {format_datetime(draft.stop_at)}")

@@ -68,6 +68,8 @@ def combo(object_name: str, accessible_name: str, items: list[tuple[str, object]
           editable: bool = False) -> QComboBox:
     box = named(QComboBox(), object_name, accessible_name)
     box.setEditable(editable)
+    # typing never adds entries: Enter accepts the dialog, unknown text is refused in place
+    box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
     for text, data in items:
         box.addItem(text, data)
     box.view().setObjectName(f"{object_name}.list")

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionButton,
@@ -226,6 +227,8 @@ class MedRecPage(QWidget):
             self.remove_button.hide()
         self.legend = QLabel("")
         self.legend.setProperty("role", "caption")
+        self.legend.setWordWrap(True)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         foot.addWidget(self.legend, 1)
         foot.addWidget(self.sign_button)
         layout = QVBoxLayout(self)
@@ -243,11 +246,11 @@ class MedRecPage(QWidget):
                                   self.chart.encounter_id, self.rec_type, self.chart.ref)
         self.model = MedRecModel(self.state, self.labels, self)
         self.table.setModel(self.model)
-        self.table.setColumnWidth(0, 230)
-        self.table.setColumnWidth(1, 170)
-        self.table.setColumnWidth(2, 110)
-        for col in range(3, self.model.columnCount() - 1):
-            self.table.setColumnWidth(col, 92)
+        widths = {"medication": 230, "before": 160, "last_dose": 120}
+        action_width = 92 if self.rec_type == "admission" else 84
+        for col in range(self.model.columnCount() - 1):
+            self.table.setColumnWidth(col, widths.get(self.model.column_key(col), action_width))
+        self.table.verticalHeader().setDefaultSectionSize(26)
         self.model.changed.connect(self._update)
         show_error(self.error, None)
         self._update()

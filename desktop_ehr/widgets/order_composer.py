@@ -80,9 +80,10 @@ class OrderComposer(QDialog):
         named(self, "composer", vocab.composer_title)
         self.setWindowTitle(f"{vocab.composer_title} - {orderable.name}")
         self.setModal(True)
-        self.resize(760, 640 if orderable.scale_allowed else 520)
         self._build()
         self._load(self.draft)
+        wanted = sum(w.sizeHint().height() for w in (self._header, self._body, self._footer))
+        self.resize(860, max(380, min(700, wanted + 24)))
 
     # -- construction --------------------------------------------------------------------
     def _build(self) -> None:
@@ -111,8 +112,10 @@ class OrderComposer(QDialog):
             desc.setWordWrap(True)
             hl.addWidget(desc)
         outer.addWidget(header)
+        self._header = header
 
         body = QWidget()
+        self._body = body
         self.form = QGridLayout(body)
         self.form.setContentsMargins(12, 8, 12, 8)
         self.form.setHorizontalSpacing(8)
@@ -151,8 +154,11 @@ class OrderComposer(QDialog):
         if self.orderable.scale_allowed:
             self.scale = ScaleEditor(self.draft.scale)
             self._add("scale", "Sliding scale", self.scale, stretch=True)
+        else:
+            self.form.setRowStretch(self._row, 1)  # rows stay compact at the top
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
@@ -175,6 +181,7 @@ class OrderComposer(QDialog):
         buttons.addWidget(self.cancel_button)
         fl.addLayout(buttons)
         outer.addWidget(footer)
+        self._footer = footer
 
     def _add(self, key: str, label: str, widget: QWidget, *, stretch: bool = False,
              extra: QWidget | None = None) -> None:
@@ -202,15 +209,16 @@ class OrderComposer(QDialog):
         if not self.orderable.sentences:
             return
         box = QWidget()
-        layout = QHBoxLayout(box)
+        layout = QGridLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         for i, sentence in enumerate(self.orderable.sentences, start=1):
             btn = button(sentence.display, f"composer.sentence.{i}", sentence.display,
                          role="quickPick")
             btn.clicked.connect(lambda _=False, s=sentence: self._use_sentence(s))
-            layout.addWidget(btn)
-        layout.addStretch(1)
+            btn.setStyleSheet("text-align: left; padding-left: 8px;")
+            layout.addWidget(btn, i - 1, 0)
+        layout.setColumnStretch(1, 1)
         self._add("sentences", "Order sentences", box)
 
     def _build_medication(self) -> None:

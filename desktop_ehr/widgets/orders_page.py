@@ -8,7 +8,6 @@ and 'Orders For Signature' below the orders. Both drive :class:`PatientChart`.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from desktop_ehr.models.records import RecordTableModel
@@ -139,9 +138,6 @@ class OrdersPage(QWidget):
         layout.setSpacing(0)
         layout.addWidget(bar)
         layout.addWidget(split, 1)
-        sign_key = QShortcut(QKeySequence(Qt.Key.Key_F9), self)
-        sign_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        sign_key.activated.connect(chart.sign)
         chart.changed.connect(self.load)
 
     def _search_entered(self) -> None:

@@ -126,12 +126,34 @@ def test_other_dialogs_are_named(qtbot, pc_window):
         assert dialog.objectName()
 
 
+def _fits(window) -> list[str]:
+    hint = window.minimumSizeHint()
+    return [] if hint.width() <= 1280 and hint.height() <= 800 else \
+        [f"{hint.width()}x{hint.height()}"]
+
+
 @pytest.mark.parametrize("fixture", ["hs_window", "pc_window"])
-def test_window_fits_the_published_display(request, fixture):
+def test_every_page_fits_the_published_display(request, fixture):
     window = request.getfixturevalue(fixture)
     patient = 3 if fixture == "hs_window" else 1
     window.shell.open_patient(patient)
+    workspace = window.shell.charts[patient][1]
+    too_big = []
+    if hasattr(workspace, "activities"):
+        for i in range(workspace.activities.bar.count()):
+            workspace.activities.bar.setCurrentIndex(i)
+            page = workspace.activities.pages.currentWidget()
+            subpages = range(page.count()) if hasattr(page, "setCurrentIndex") and \
+                hasattr(page, "count") else [None]
+            for j in subpages:
+                if j is not None:
+                    page.setCurrentIndex(j)
+                too_big += [f"{workspace.activities.bar.tabText(i)}/{j}: {s}"
+                            for s in _fits(window)]
+    else:
+        for row in range(workspace.menu.count()):
+            workspace.menu.setCurrentRow(row)
+            too_big += [f"{workspace.menu.item(row).text()}: {s}" for s in _fits(window)]
+    assert too_big == []
     window.resize(1280, 800)
-    hint = window.minimumSizeHint()
-    assert hint.width() <= 1280 and hint.height() <= 800
     assert (window.width(), window.height()) == (1280, 800)

@@ -354,3 +354,26 @@ def test_reset_cancels_an_open_dialog_and_returns_to_login(qtbot, hs_window):
     assert hs_window.screen_name == "login" and hs_window.ctx.user is None
     assert QApplication.activeModalWidget() is None
     assert audit_rows(hs_window.ctx.run_dir, "hyperspace", channel=None) == []
+
+
+def test_f9_signs_the_pending_orders_on_screen(qtbot, hs_window, prompts):
+    chart = hs_window.shell.open_patient(1)
+    workspace = hs_window.shell.charts[1][1]
+    workspace.activities.select("Orders")
+    chart.pending.add(draft_for(chart.ref.orderables[101], chart.ctx.now(), chart.ref))
+    hs_window.activateWindow()
+    workspace.orders.table.setFocus()
+    qtbot.keyClick(workspace.orders.table, Qt.Key.Key_F9)
+    qtbot.waitUntil(lambda: len(chart.pending) == 0)
+    assert table_counts(audit_rows(hs_window.ctx.run_dir, "hyperspace")) == \
+        {("insert", "orders"): 1}
+
+
+def test_enter_in_the_frequency_box_accepts_without_adding_entries(qtbot, hs_ctx, hs_ref):
+    dialog = composer(qtbot, hs_ctx, hs_ref, 101)
+    count = dialog.frequency.count()
+    dialog.frequency.setEditText("Q24H")
+    dialog.frequency.lineEdit().setFocus()
+    qtbot.keyClick(dialog.frequency.lineEdit(), Qt.Key.Key_Return)
+    assert dialog.frequency.count() == count
+    assert dialog.result_draft is not None and dialog.result_draft.frequency == "Q24H"

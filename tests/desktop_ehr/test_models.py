@@ -68,8 +68,8 @@ def test_med_rec_model_actions(qapp, pc_ctx, pc_ref):
     model = MedRecModel(state, POWERCHART.med_rec_labels("admission"))
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in
                range(model.columnCount())]
-    assert headers[3:] == ["Continue", "Do Not Continue", "Modify", "Hold",
-                           "After: Inpatient Orders"]
+    assert headers[3:] == ["Continue", "Do Not\nContinue", "Modify", "Hold",
+                           "After: Inpatient\nOrders"]
     cont = model.column_of("continue")
     assert model.choose(0, "continue")
     assert model.index(0, cont).data(Qt.ItemDataRole.CheckStateRole) == CHECKED
