@@ -206,10 +206,26 @@ def fetch_images(session: Session, table: Table,
     return found
 
 
+# Tables where an app records that something was *read* (OpenEMR's ``log``: a document
+# viewed or downloaded). New rows there are evidence of reading — pa-04 grades "documents
+# checked" from them — never a stray write; editing or deleting them still is.
+ACCESS_LOG_TABLES: dict[str, frozenset[str]] = {"ehr": frozenset({"log"})}
+
+# Date-time columns that record when a row was written, not what it says: two rows equal
+# but for these are a double submit. Other date-times (a scheduled draw, a dose's start) are
+# part of what an order says, so two INR checks on different days are not duplicates.
+RECORD_TIME_COLUMNS = frozenset({
+    "date", "created", "created_at", "updated", "updated_at", "modified", "modified_at",
+    "last_updated", "date_added", "date_modified", "timestamp", "entered_at", "logged_at",
+    "saved_at", "submitted_at", "sent_at", "received_at", "signed_at", "ordered_at",
+    "date_ordered", "activity_date", "post_time",
+})
+
+
 def _signature_columns(table: Table) -> list[str]:
     return [c.name for c in table.columns
             if not c.primary_key and c.name != "uuid"
-            and not isinstance(c.type, (DateTime, Time))]
+            and not (isinstance(c.type, (DateTime, Time)) and c.name in RECORD_TIME_COLUMNS)]
 
 
 def _flag_duplicates(session: Session, table: Table, inserted: list[RowChange],
@@ -285,7 +301,9 @@ def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: 
             pk = {n: image[n] for n in names}
             change = RowChange(system, table.name, pk, action, before_image, after_image,
                                tuple(writers.get(key, ())), key not in tainted)
-            if may_touch is None or table.name not in may_touch:
+            read_record = (action == "insert"
+                           and table.name in ACCESS_LOG_TABLES.get(system, ()))
+            if (may_touch is None or table.name not in may_touch) and not read_record:
                 change.flags[OUTSIDE_SCOPE] = (
                     f"{system} may_touch: {', '.join(may_touch) if may_touch else 'nothing'}")
             if patients is not None:

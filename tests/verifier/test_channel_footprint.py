@@ -197,3 +197,35 @@ def test_a_write_reverted_in_the_same_run_leaves_no_footprint(tmp_path):
                                   ("api", None, revert)))
     assert report.footprint["changes"] == []
     assert report.channel["exclusions"][0]["reason"].startswith("written through api")
+
+
+def test_document_views_are_reads_not_stray_writes(tmp_path):
+    from sandbox.stores.ehr import Log
+
+    spec = task(tmp_path)
+
+    def view_document(s):
+        s.add(Log(date=NOW, event="document-view", user="nurse.kelly", patient_id=1001,
+                  comments="viewed document 7"))
+
+    report = grade(spec, run_with(tmp_path, spec, ("browser", None, view_document)))
+    [change] = report.footprint["changes"]
+    assert change["row"].startswith("ehr.log#") and "flags" not in change
+
+
+def test_orders_for_different_times_are_not_duplicates_but_double_submits_are(tmp_path):
+    spec = task(tmp_path)
+    later = NOW + dt.timedelta(minutes=2)
+
+    def two_allergies(s):
+        s.add(Lists(date=NOW, type="allergy", title="Penicillin", reaction="hives", pid=1001,
+                    begdate=dt.date(2026, 9, 30)))
+        s.add(Lists(date=later, type="allergy", title="Penicillin", reaction="hives", pid=1001,
+                    begdate=dt.date(2026, 9, 30)))   # the same entry saved twice
+        s.add(Lists(date=NOW, type="allergy", title="Penicillin", reaction="hives", pid=1001,
+                    begdate=dt.date(2026, 10, 1)))   # a different onset: not a copy
+
+    report = grade(spec, run_with(tmp_path, spec, ("browser", None, two_allergies)))
+    flagged = sorted(c["row"] for c in report.footprint["changes"]
+                     if "duplicate" in c.get("flags", {}))
+    assert flagged == ["ehr.lists#1103", "ehr.lists#1104"]
