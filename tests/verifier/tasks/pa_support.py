@@ -109,3 +109,26 @@ class Run:
 
     def fractions(self) -> list[float | None]:
         return [c.fraction for c in self.grade().checks]
+
+
+def fill_pdf(data: bytes, values: dict[str, str]) -> bytes:
+    """A fillable PDF with its fields set, as the Workspace's PDF form filler saves it."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    for page in writer.pages:
+        writer.update_page_form_field_values(page, values, auto_regenerate=False)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def blank_form(names: list[str]) -> bytes:
+    """A fillable PDF with one text field per name (a downloadable form of a portal)."""
+    from sandbox.catalog import InputFile
+    from sandbox.inputs import render
+
+    return render(InputFile(path="form.pdf", kind="pdf",
+                            fields=[{"name": n, "label": n} for n in names]))
