@@ -60,7 +60,8 @@ class EpisodeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     screen: tuple[int, int] = (1280, 800)
-    published_screen: tuple[int, int] = (1280, 720)
+    # fits the Citrix window's page under its title bar and borders without scrolling
+    published_screen: tuple[int, int] = (1272, 720)
     listen_host: str = "127.0.0.1"  # where pixel sessions listen (the hub may use 0.0.0.0)
     chromium: str | None = None
     record_screenshots: bool = False
@@ -156,6 +157,7 @@ class Episode:
         self._sockets_dir: Path | None = None
         self._watchdog: asyncio.Task | None = None
         self._stopping = False
+        self._stop_task: asyncio.Task | None = None
         self._known_pids: set[int] = set()
         self.listeners: list[Any] = []  # callables(episode) told about status changes
 
@@ -337,6 +339,8 @@ class Episode:
             clock_path=self.clock_path, logs_dir=self.logs_dir,
             receiver_port=receiver.session.port if receiver else None,
             receiver_token=receiver.session.token if receiver else None,
+            receiver_title=f"Citrix Workspace – {receiver.system.capitalize()}" if receiver
+            else "Citrix Workspace",
             chromium=self.config.chromium, on_crash=self._crashed)
         await self.workstation.start(self._playwright)
         for proc in self.workstation.processes():
@@ -574,9 +578,13 @@ class Episode:
 
     # -- stop -----------------------------------------------------------------------------
     async def stop(self) -> None:
-        """End every process of the episode (idempotent); the run directory stays."""
-        if self._stopping:
-            return
+        """End every process of the episode (idempotent, and every caller waits for the
+        same orderly stop); the run directory stays."""
+        if self._stop_task is None:
+            self._stop_task = asyncio.get_running_loop().create_task(self._stop())
+        await asyncio.shield(self._stop_task)
+
+    async def _stop(self) -> None:
         self._stopping = True
         if self._watchdog is not None and self._watchdog is not asyncio.current_task():
             self._watchdog.cancel()

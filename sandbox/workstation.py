@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium",
                        "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 PDF_VIEWER = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai"
+BLOCKED_SCHEMES = ("chrome://*", "chrome-untrusted://*", "chrome-search://*", "devtools://*",
+                   "view-source:*", "file://*", "chrome-extension://*", "filesystem:*")
 TASKBAR_HEIGHT = 30
 RECEIVER_HOST = "citrix.workspace.local"
 
@@ -126,7 +128,8 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
     """The profile's ``Default/Preferences``: the lock-down and the quiet defaults."""
     allow = [*allowed_hosts, PDF_VIEWER, f"file://{Path(documents).resolve()}/"]
     return {
-        "policy": {"url_blocklist": ["*"], "url_allowlist": allow},
+        # "*" alone leaves the browser's own schemes open: name them
+        "policy": {"url_blocklist": ["*", *BLOCKED_SCHEMES], "url_allowlist": allow},
         "download": {"default_directory": str(downloads), "prompt_for_download": False,
                      "directory_upgrade": True},
         "savefile": {"default_directory": str(downloads)},
@@ -209,6 +212,7 @@ class Workstation:
     logs_dir: Path
     receiver_port: int | None = None
     receiver_token: str | None = None
+    receiver_title: str = "Citrix Workspace"
     chromium: str | None = None
     on_crash: Callable[[str], None] | None = None
     context: Any = None  # playwright BrowserContext of the tab browser
@@ -318,6 +322,18 @@ class Workstation:
              "--class=CitrixWorkspace", "--autoplay-policy=no-user-gesture-required"],
             [RECEIVER_HOST], "about:blank")
         self.receiver.on("close", lambda _ctx: self._crashed("the Citrix Workspace window"))
+        page = self.receiver.pages[0]
+        page.on("load", lambda _page: asyncio.ensure_future(self._title_receiver()))
+        await page.wait_for_load_state("domcontentloaded")
+        await self._title_receiver()
+
+    async def _title_receiver(self) -> None:
+        """The window title a Citrix user sees (the session page calls itself otherwise)."""
+        try:
+            await self.receiver.pages[0].evaluate("t => { document.title = t; }",
+                                                  self.receiver_title)
+        except Exception:  # noqa: BLE001 - closing or navigating
+            pass
 
     def _crashed(self, what: str) -> None:
         if not self._closing and self.on_crash is not None:
@@ -339,6 +355,9 @@ class Workstation:
                 log.warning("tab %s did not load: %s", tab.url, exc)
         if self.tabs:
             await first.bring_to_front()
+        if self.receiver is not None and self.receiver.pages:
+            # a desktop task starts with its published app in front, like a Citrix login
+            await self.receiver.pages[0].bring_to_front()
 
     async def reset(self) -> None:
         """Back to the start screen: no cookies, storage or cache, the task's tabs only."""
@@ -356,9 +375,6 @@ class Workstation:
             if path.is_file():
                 path.unlink()
         await self.open_tabs()
-        if self.receiver is not None:
-            for page in self.receiver.pages:
-                await page.reload(wait_until="domcontentloaded")
 
     def page_for(self, site: str):
         """The tab opened for ``site`` at start (it may have navigated since)."""

@@ -1,0 +1,164 @@
+"""Real episodes: Xvfb, openbox, portal_web, Chromium, pixel sessions (marked slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from sandbox.episode import Episode, EpisodeConfig
+from sandbox.oracle import InspectorClient, run_oracle
+
+pytestmark = pytest.mark.slow
+
+PUBLISHED_APP = ["{python}", str(Path(__file__).with_name("published_app.py")),
+                 "--persona", "{system}", "--run-dir", "{run_dir}",
+                 "--inspector-socket", "{inspector}", "--crash-on", "CRASH"]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+async def _blocked(context, url: str) -> str | None:
+    """The error Chromium gives for ``url`` (None if the page loaded)."""
+    page = await context.new_page()
+    try:
+        await page.goto(url, timeout=8000)
+        return None
+    except Exception as exc:  # noqa: BLE001 - playwright's navigation error
+        return str(exc).splitlines()[0]
+    finally:
+        await page.close()
+
+
+def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catalog, no_leaks):
+    spec = demo_catalog.get("demo-01")
+
+    async def scenario():
+        episode = Episode(spec, run_dir=tmp_path / "run")
+        await episode.start()
+        try:
+            pids = episode.process_ids()
+            browsers = [_cmdline(p) for p in pids if "--user-data-dir" in _cmdline(p)
+                        and "--type=" not in _cmdline(p)]
+            assert len(browsers) == 1
+            assert "--remote-debugging-pipe" in browsers[0]
+            assert not any("--remote-debugging-port" in _cmdline(p) for p in pids)
+            context = episode.workstation.context
+            port = episode.session.port
+            for url in ("chrome://version", "chrome://settings", "file:///etc/passwd",
+                        "devtools://devtools/bundled/inspector.html",
+                        "view-source:http://workspace.local/",
+                        f"http://127.0.0.1:{port}/status?token={episode.token}",
+                        f"http://localhost:{port}/", "http://example.com/"):
+                error = await _blocked(context, url)
+                assert error and ("ERR_BLOCKED_BY_ADMINISTRATOR" in error
+                                  or "ERR_NAME_NOT_RESOLVED" in error), (url, error)
+            documents = (tmp_path / "run" / "input" / "referral.txt").resolve()
+            assert await _blocked(context, f"file://{documents}") is None
+
+            oracle = await run_oracle(episode)
+            assert oracle.actions > 10
+            solved = await episode.finish()
+            assert solved.score == 1.0 and solved.status == "graded"
+            run = tmp_path / "run"
+            for name in ("report.json", "final.png", "trace/trace.jsonl", "result.json"):
+                assert (run / name).exists(), name
+            trace = [json.loads(x) for x in (run / "trace" / "trace.jsonl").read_text()
+                     .splitlines()]
+            assert trace[0]["kind"] == "header"
+            assert {e["client"] for e in trace[1:]} == {"oracle"}
+            assert solved.steps == sum(1 for e in trace[1:]
+                                       if e["event"]["action"] != "mouse_move")
+
+            reset_s = await episode.reset()
+            assert reset_s > 0 and episode.status == "running"
+            assert (run / "attempts" / "1" / "report.json").exists()
+            assert list((run / "output").iterdir()) == []
+            assert (await episode.finish()).score == 0
+        finally:
+            await episode.stop()
+        return pids
+
+    pids = asyncio.run(scenario())
+    assert len(pids) > 5
+    assert not no_leaks(), "episode processes outlived stop()"
+
+
+def test_published_app_through_citrix_and_a_crash_that_fails_only_its_episode(
+        tmp_path, demo_catalog, no_leaks):
+    from sandbox.catalog import load_catalog
+
+    desktop_spec = load_catalog().get("ord-06")  # a Hyperspace task
+    config = EpisodeConfig(published_apps={"hyperspace": PUBLISHED_APP})
+
+    def type_into_app(text: str, press_enter: bool = False):
+        def solve(o):
+            o.show_desktop_app()
+            o.click(o.widget("patientSearch"))
+            o.key("ctrl+a")
+            o.type(text)
+            if press_enter:
+                o.key("Return")
+            else:
+                o.click(o.widget("Search"))
+        return solve
+
+    async def scenario():
+        desktop = Episode(desktop_spec, run_dir=tmp_path / "desktop", config=config)
+        browser = Episode(demo_catalog.get("demo-01"), run_dir=tmp_path / "browser")
+        await asyncio.gather(desktop.start(), browser.start())
+        try:
+            app = desktop.apps["hyperspace"]
+            assert set(desktop.connection()["published_apps"]) == {"hyperspace"}
+            await run_oracle(desktop, type_into_app("Alvarez"))
+            inspector = InspectorClient(app.inspector)
+            assert inspector.locate("searchResult")["text"] == "Found: Alvarez"
+            await desktop.reset()  # the app resets in place, through its inspector
+            assert inspector.locate("patientSearch")["text"] == ""
+            assert app.process.poll() is None
+
+            try:  # the app dies under the oracle (which may or may not notice in time)
+                await run_oracle(desktop, type_into_app("CRASH", press_enter=True))
+            except Exception:  # noqa: BLE001
+                pass
+            for _ in range(100):
+                if desktop.status == "failed":
+                    break
+                await asyncio.sleep(0.1)
+            assert desktop.status == "failed"
+            assert "the hyperspace app exited with status 3" in desktop.failure
+            assert "its log ends with" in desktop.failure or "status 3" in desktop.failure
+            assert browser.status == "running"
+            assert len(await browser.screenshot_png()) > 1000
+        finally:
+            await asyncio.gather(desktop.stop(), browser.stop())
+
+    asyncio.run(scenario())
+    assert not no_leaks()
+
+
+def test_run_with_no_agent_prints_a_report(tmp_path, capsys, no_leaks):
+    from sandbox.cli import main
+    from tests.episodes.conftest import DEMO_DIR
+
+    out = tmp_path / "run"
+    code = main(["--tasks-dir", str(DEMO_DIR), "run", "demo-01", "--agent", "none",
+                 "--out", str(out), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert printed["status"] == "graded" and printed["score"] == 0.0
+    assert printed["agent"] == "none" and printed["steps"] == 0
+    assert printed["reset_s"] is not None and printed["ready_s"] > 0
+    assert [c["name"] for c in printed["report"]["checks"]] == [
+        "summary file saved", "patient identified", "codes"]
+    assert json.loads((out / "report.json").read_text())["score"] == 0.0
+    assert (out / "final.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["--tasks-dir", str(DEMO_DIR), "run", "demo-1", "--agent", "none"]) == 2
+    assert "did you mean demo-01" in capsys.readouterr().err
