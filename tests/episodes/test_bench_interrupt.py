@@ -1,0 +1,45 @@
+"""Ctrl-C during a bench leaves no Xvfb, Chromium or app behind, and --resume finishes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.episodes.conftest import DEMO_DIR
+
+pytestmark = pytest.mark.slow
+
+
+def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks):
+    out = tmp_path / "bench"
+    argv = [sys.executable, "-m", "sandbox.cli", "--tasks-dir", str(DEMO_DIR), "bench",
+            "--agent", "none", "--tasks", "demo-01", "--variants", "all", "--parallel", "2",
+            "--out", str(out)]
+    bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    profiles = [out / "runs" / f"demo-01__{v}" / "home" / ".config" / "chromium"
+                for v in ("default", "twin")]
+    deadline = time.monotonic() + 60
+    while not all(p.exists() for p in profiles):  # both browsers are starting
+        assert bench.poll() is None, bench.communicate()
+        assert time.monotonic() < deadline, "the episodes never started"
+        time.sleep(0.1)
+    os.kill(bench.pid, signal.SIGINT)
+    _, err = bench.communicate(timeout=60)
+    assert bench.returncode == 130, err.decode()
+    assert "--resume" in err.decode()
+    assert not no_leaks(), "an interrupted bench left processes behind"
+    assert not (out / "results.jsonl").exists() or all(
+        json.loads(x)["status"] for x in (out / "results.jsonl").read_text().splitlines())
+
+    resumed = subprocess.run([*argv, "--resume"], capture_output=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["variant"] for r in rows) == ["default", "twin"]
+    assert {r["status"] for r in rows} == {"graded"} and {r["score"] for r in rows} == {0.0}
+    assert (out / "report.html").stat().st_size > 1000
