@@ -69,7 +69,10 @@ ACTING_METHODS = ("fill", "dblclick", "press", "press_sequentially", "check", "u
                   "evaluate", "evaluate_all", "evaluate_handle", "dispatch_event", "tap",
                   "hover", "focus", "blur", "drag_to", "clear", "goto", "reload", "go_back",
                   "go_forward", "add_init_script", "route", "expose_function", "set_content",
-                  "keyboard", "mouse", "element_handle", "element_handles")
+                  "keyboard", "mouse", "element_handle", "element_handles",
+                  # files: gold code reads inputs (o.input_text) and never writes
+                  "write_text", "write_bytes", "unlink", "touch", "mkdir", "rmdir",
+                  "symlink_to", "chmod")
 
 
 class OracleViolation(RuntimeError):
@@ -154,6 +157,9 @@ class ReadOnly:
         method = getattr(self.__target, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            # locators given as arguments (filter(has=...), and_, or_) are proxies too
+            args = tuple(_unwrap(a) for a in args)
+            kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
             value = method(*args, **kwargs)
             if asyncio.iscoroutine(value):
                 value = self.__run(value)
@@ -177,6 +183,11 @@ class ReadOnly:
 _DRIVER_KEY = object()
 
 
+def _unwrap(value: Any) -> Any:
+    """The Playwright object behind a read-only proxy passed back into a locator method."""
+    return value.unwrap_for_driver(_DRIVER_KEY) if isinstance(value, ReadOnly) else value
+
+
 def _is_locatorish(value: Any) -> bool:
     return type(value).__name__ in ("Locator", "FrameLocator", "Page", "Frame")
 
@@ -197,12 +208,14 @@ class Box:
 
 
 class InspectorClient:
-    """The desktop EHR's locator socket: one JSON request per line, one reply per line.
+    """The desktop EHR's locator socket (``desktop_ehr.inspector``; docs/desktop-ehr.md).
 
-    Requests: ``{"op": "locate", "name": N}`` (objectName or accessible name; the reply has
-    ``x, y, width, height`` in the app display's pixels, ``visible``, ``enabled``),
-    ``{"op": "list"}``, ``{"op": "reset"}`` (back to the start screen, caches dropped),
-    ``{"op": "ping"}``. Replies carry ``"ok": true`` or ``"ok": false, "error": "..."``.
+    One JSON request per line, one reply per line: ``ping``; ``find`` (widgets whose
+    objectName or accessible name is ``name``, a ``*`` glob allowed — each with ``x, y, w,
+    h`` in the app display's pixels, ``visible``, ``enabled``, ``text``); ``items`` (the
+    rows, tabs, entries or menu actions of one widget, each with its rectangle and text);
+    ``tree``; ``reset`` (back to the log-in screen, between episodes only). Replies carry
+    ``"ok": true`` or ``"ok": false, "error": "..."``. Nothing in it clicks or types.
     """
 
     def __init__(self, path: Path, timeout: float = 10.0):
@@ -214,25 +227,37 @@ class InspectorClient:
             sock.settimeout(self.timeout)
             try:
                 sock.connect(str(self.path))
+                sock.sendall((json.dumps({"op": op, **fields}) + "\n").encode())
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
             except OSError as exc:
-                raise InspectorError(f"no inspector at {self.path} ({exc})") from exc
-            sock.sendall((json.dumps({"op": op, **fields}) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
+                raise InspectorError(f"no answer from the inspector at {self.path} ({exc})"
+                                     ) from exc
         try:
             reply = json.loads(data or b"{}")
         except json.JSONDecodeError as exc:
-            raise InspectorError(f"the inspector sent something that is not JSON: {exc}") from exc
+            raise InspectorError(f"the inspector sent something that is not JSON: {exc}"
+                                 ) from exc
         if not reply.get("ok"):
             raise InspectorError(reply.get("error") or f"the inspector refused {op!r}")
         return reply
 
+    def find(self, name: str) -> list[dict[str, Any]]:
+        return self.request("find", name=name)["widgets"]
+
     def locate(self, name: str) -> dict[str, Any]:
-        return self.request("locate", name=name)
+        """The first shown widget called ``name``."""
+        for widget in self.find(name):
+            if widget.get("visible", True):
+                return widget
+        raise InspectorError(f"no shown widget is called {name!r}")
+
+    def items(self, name: str) -> list[dict[str, Any]]:
+        return self.request("items", name=name)["items"]
 
     def reset(self) -> None:
         self.request("reset")
@@ -253,6 +278,10 @@ class Oracle:
         """The episode's variant: gold solutions branch on it like verify.py does."""
         return self.episode.variant
 
+    def input_text(self, name: str) -> str:
+        """A file of the task's Documents (``input/``), read like the agent could."""
+        return (self.episode.run_dir / "input" / name).read_text(encoding="utf-8")
+
     # -- plumbing --------------------------------------------------------------------------
     def _run(self, coro: Any, timeout: float = LOCATE_TIMEOUT_S + 5) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -271,23 +300,41 @@ class Oracle:
         return ReadOnly(page, self._run, f"tab({site!r})")
 
     def widget(self, name: str, system: str | None = None) -> Box:
-        """A desktop EHR widget by objectName or accessible name, in workstation pixels."""
+        """A desktop EHR widget by objectName or accessible name, in workstation pixels
+        (waits until one is shown)."""
+        found = self._inspect(system, lambda c: c.locate(name), f"widget {name!r}")
+        return self._on_workstation(system, found)
+
+    def widget_info(self, name: str, system: str | None = None) -> dict[str, Any]:
+        """What the inspector says about a shown widget (text, enabled, checked ...)."""
+        return self._inspect(system, lambda c: c.locate(name), f"widget {name!r}")
+
+    def item(self, name: str, text: str, system: str | None = None) -> Box:
+        """A row, tab, combo entry or menu action of widget ``name`` showing ``text``."""
+        def find(client: InspectorClient) -> dict[str, Any]:
+            for entry in client.items(name):
+                if entry.get("text") == text and entry.get("visible", True) and "x" in entry:
+                    return entry
+            raise InspectorError(f"{name!r} shows no item {text!r}")
+
+        return self._on_workstation(system, self._inspect(system, find,
+                                                          f"item {text!r} of {name!r}"))
+
+    def _inspect(self, system: str | None, ask: Callable[[InspectorClient], Any],
+                 what: str) -> Any:
         app = self._app(system)
         deadline = time.monotonic() + LOCATE_TIMEOUT_S
         while True:
             try:
-                found = InspectorClient(app.inspector).locate(name)
-                if found.get("visible", True):
-                    break
+                return ask(InspectorClient(app.inspector))
             except InspectorError as exc:
                 if time.monotonic() > deadline:
-                    raise OracleError(f"widget {name!r} of {app.system}: {exc}") from exc
-            if time.monotonic() > deadline:
-                raise OracleError(f"widget {name!r} of {app.system} is not visible")
+                    raise OracleError(f"{what} of the {app.system} app: {exc}") from exc
             time.sleep(0.05)
-        origin = self._run(self._receiver_origin(app))
-        return Box(origin[0] + found["x"], origin[1] + found["y"], found["width"],
-                   found["height"])
+
+    def _on_workstation(self, system: str | None, found: dict[str, Any]) -> Box:
+        origin = self._run(self._receiver_origin(self._app(system)))
+        return Box(origin[0] + found["x"], origin[1] + found["y"], found["w"], found["h"])
 
     def _app(self, system: str | None):
         apps = self.episode.apps
@@ -363,7 +410,9 @@ class Oracle:
     # -- windows and tabs ------------------------------------------------------------------
     def show_window(self, which: str) -> None:
         """Bring ``browser`` or ``citrix`` to the front with a click on its taskbar button."""
-        wanted = {"browser": "Chromium", "citrix": "CitrixWorkspace"}[which]
+        from sandbox.workstation import BROWSER_CLASS, RECEIVER_CLASS
+
+        wanted = {"browser": BROWSER_CLASS, "citrix": RECEIVER_CLASS}[which]
         state = self._run(asyncio.to_thread(taskbar_state, self.episode.display.name))
         if state.active_class == wanted:
             return

@@ -47,6 +47,8 @@ BLOCKED_SCHEMES = ("chrome://*", "chrome-untrusted://*", "chrome-search://*", "d
                    "view-source:*", "file://*", "chrome-extension://*", "filesystem:*")
 TASKBAR_HEIGHT = 30
 RECEIVER_HOST = "citrix.workspace.local"
+BROWSER_CLASS = "Chromium"
+RECEIVER_CLASS = "CitrixWorkspace"
 
 # web site (a portal_web.sites module) -> the host name it answers to
 SITE_HOSTS: dict[str, str] = {
@@ -306,7 +308,7 @@ class Workstation:
         homepage = self.tabs[0].url if self.tabs else "about:blank"
         self.context = await self._launch(
             playwright, chromium, self.home / ".config" / "chromium", rules,
-            ["--start-maximized", "--class=Chromium"], self.hosts, homepage)
+            ["--start-maximized", f"--class={BROWSER_CLASS}"], self.hosts, homepage)
         self.context.on("close", lambda _ctx: self._crashed("Chromium (the tab browser)"))
         # Downloads keep their own names in the episode's Downloads (Playwright's default
         # would store them under random names in a temporary folder).
@@ -319,7 +321,7 @@ class Workstation:
         self.receiver = await self._launch(
             playwright, chromium, self.home / ".config" / "citrix-workspace", rules,
             [f"--app={self.receiver_url}", "--start-maximized",
-             "--class=CitrixWorkspace", "--autoplay-policy=no-user-gesture-required"],
+             f"--class={RECEIVER_CLASS}", "--autoplay-policy=no-user-gesture-required"],
             [RECEIVER_HOST], "about:blank")
         self.receiver.on("close", lambda _ctx: self._crashed("the Citrix Workspace window"))
         page = self.receiver.pages[0]
@@ -356,8 +358,9 @@ class Workstation:
         if self.tabs:
             await first.bring_to_front()
         if self.receiver is not None and self.receiver.pages:
-            # a desktop task starts with its published app in front, like a Citrix login
+            # a desktop task starts with its published app in front and focused
             await self.receiver.pages[0].bring_to_front()
+            await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
     async def reset(self) -> None:
         """Back to the start screen: no cookies, storage or cache, the task's tabs only."""
@@ -406,6 +409,47 @@ class Workstation:
 
     def processes(self) -> list[Any]:
         return [p for p in (self._taskbar,) if p is not None]
+
+
+def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> bool:
+    """Ask the window manager to focus and raise the first window of class ``wm_class``
+    (what a click on its taskbar button does); True once it is the active window."""
+    import time
+
+    from Xlib import X
+    from Xlib import display as xdisplay
+    from Xlib.protocol import event as xevent
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        clients, active = conn.intern_atom("_NET_CLIENT_LIST"), conn.intern_atom(
+            "_NET_ACTIVE_WINDOW")
+        deadline = time.monotonic() + timeout
+        while True:
+            prop = root.get_full_property(clients, X.AnyPropertyType)
+            for wid in list(prop.value) if prop is not None else []:
+                window = conn.create_resource_object("window", wid)
+                try:
+                    cls = window.get_wm_class()
+                except Exception:  # noqa: BLE001 - gone meanwhile
+                    continue
+                if not cls or cls[1] != wm_class:
+                    continue
+                current = root.get_full_property(active, X.AnyPropertyType)
+                if current is not None and len(current.value) and current.value[0] == wid:
+                    return True
+                message = xevent.ClientMessage(window=window, client_type=active,
+                                               data=(32, [2, X.CurrentTime, 0, 0, 0]))
+                root.send_event(message, event_mask=X.SubstructureRedirectMask
+                                | X.SubstructureNotifyMask)
+                conn.flush()
+                break
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+    finally:
+        conn.close()
 
 
 # -- the taskbar ---------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 """A small published app for the episode tests: a Qt window with a search field, a button
 and a result label, and the inspector socket the oracle driver reads geometry from.
 
-Run as the published app of a desktop system (``EpisodeConfig.published_apps``) until the
-desktop EHR lands; it speaks the inspector protocol of ``sandbox.oracle.InspectorClient``
-(``locate``, ``list``, ``reset``, ``ping``), one JSON line per request, over a
-``QLocalServer`` on the Qt thread (no locking needed).
+Run as the published app of a desktop system (``EpisodeConfig.published_apps``) so the
+episode machinery is tested without the desktop EHR's start-up time; it speaks the same
+inspector protocol (``ping``, ``find``, ``tree``, ``reset``; docs/desktop-ehr.md), one JSON
+line per request, over a ``QLocalServer`` on the Qt thread.
 """
 
 from __future__ import annotations
@@ -66,22 +66,20 @@ def main(argv: list[str] | None = None) -> int:
     def describe(widget) -> dict:
         top_left = widget.mapToGlobal(QPoint(0, 0))
         text = widget.text() if hasattr(widget, "text") else ""
-        return {"ok": True, "x": top_left.x(), "y": top_left.y(), "width": widget.width(),
-                "height": widget.height(), "visible": widget.isVisible(),
-                "enabled": widget.isEnabled(), "object_name": widget.objectName(),
-                "accessible_name": widget.accessibleName(), "text": text}
+        return {"x": top_left.x(), "y": top_left.y(), "w": widget.width(),
+                "h": widget.height(), "visible": widget.isVisible(),
+                "enabled": widget.isEnabled(), "objectName": widget.objectName(),
+                "accessibleName": widget.accessibleName(), "text": text}
 
     def answer(request: dict) -> dict:
         op = request.get("op")
         if op == "ping":
-            return {"ok": True}
-        if op == "list":
+            return {"ok": True, "op": "ping", "screen": "search"}
+        if op == "tree":
             return {"ok": True, "widgets": [describe(w) for w in (search, button, result)]}
-        if op == "locate":
+        if op == "find":
             widget = widgets.get(request.get("name"))
-            if widget is None:
-                return {"ok": False, "error": f"no widget named {request.get('name')!r}"}
-            return describe(widget)
+            return {"ok": True, "widgets": [describe(widget)] if widget else []}
         if op == "reset":
             search.clear()
             result.setText("No search yet")
