@@ -23,7 +23,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, DateTime, MetaData, Table, Time, and_, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    DateTime,
+    Integer,
+    MetaData,
+    Table,
+    Time,
+    and_,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from sandbox.stores.audit import AUDIT_TABLE, canonical_json, pk_image, row_image
@@ -92,6 +102,9 @@ class PatientScope:
     columns: dict[str, list[str]]  # table -> columns naming a patient
     keys: frozenset[Any]
     mrns: tuple[str, ...]
+    # child table -> (column, parent table, parent key column, parent's patient column):
+    # rows that name their patient only through a parent (an addendum through its note)
+    parents: dict[str, list[tuple[str, Table, str, str]]] = field(default_factory=dict)
 
 
 class Footprint:
@@ -223,8 +236,12 @@ RECORD_TIME_COLUMNS = frozenset({
 
 
 def _signature_columns(table: Table) -> list[str]:
+    # A single integer key is a surrogate (ignored); a composite or natural key is part of
+    # what the row says (lbf_data's (form_id, field_id)): rows differing there are not copies.
+    surrogate = (len(table.primary_key.columns) == 1
+                 and isinstance(next(iter(table.primary_key.columns)).type, Integer))
     return [c.name for c in table.columns
-            if not c.primary_key and c.name != "uuid"
+            if not (c.primary_key and surrogate) and c.name != "uuid"
             and not (isinstance(c.type, (DateTime, Time)) and c.name in RECORD_TIME_COLUMNS)]
 
 
@@ -246,17 +263,30 @@ def _flag_duplicates(session: Session, table: Table, inserted: list[RowChange],
             change.flags[DUPLICATE] = f"same values as {', '.join(others[:3])}"
 
 
-def _flag_patient(change: RowChange, scope: PatientScope) -> None:
+def _flag_patient(change: RowChange, scope: PatientScope, session: Session) -> None:
+    image = change.after if change.after is not None else change.before
+    if image is None:
+        return
+    who = "/".join(scope.mrns) or "?"
     for column in scope.columns.get(change.table, ()):
-        image = change.after if change.after is not None else change.before
-        if image is None or column not in image:
+        if column not in image:
             continue
         value = image[column]
         if value in (None, 0, "") or value in scope.keys:
             continue
-        who = "/".join(scope.mrns) or "?"
         change.flags[OTHER_PATIENT] = f"{column}={value}; the task's patient is MRN {who}"
         return
+    for column, parent, parent_key, parent_patient in scope.parents.get(change.table, ()):
+        value = image.get(column)
+        if value in (None, 0, ""):
+            continue
+        owner = session.execute(select(parent.c[parent_patient]).where(
+            parent.c[parent_key] == value)).scalar()
+        if owner not in (None, 0, "") and owner not in scope.keys:
+            change.flags[OTHER_PATIENT] = (
+                f"{column}={value} belongs to {parent.name} of patient {owner}; "
+                f"the task's patient is MRN {who}")
+            return
 
 
 def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: Session,
@@ -307,7 +337,7 @@ def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: 
                 change.flags[OUTSIDE_SCOPE] = (
                     f"{system} may_touch: {', '.join(may_touch) if may_touch else 'nothing'}")
             if patients is not None:
-                _flag_patient(change, patients)
+                _flag_patient(change, patients, live)
             changes.append(change)
             if action == "insert":
                 inserted.append(change)

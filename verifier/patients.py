@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
-from sqlalchemy import MetaData, select
+from sqlalchemy import MetaData, Table, select
 from sqlalchemy.orm import Session
 
 from sandbox.paths import WORLD_DIR
@@ -108,4 +108,23 @@ def patient_scope(system: str, metadata: MetaData, session: Session,
         note = (f"{system}: task patient MRN {', '.join(mrns)} not found in "
                 f"{convention.table}; every patient-linked write is flagged")
     columns = patient_columns(metadata, convention)
-    return PatientScope(system, columns, frozenset(rows), tuple(mrns)), note
+    return PatientScope(system, columns, frozenset(rows), tuple(mrns),
+                        parent_links(metadata, columns)), note
+
+
+def parent_links(metadata: MetaData, columns: dict[str, list[str]]
+                 ) -> dict[str, list[tuple[str, Table, str, str]]]:
+    """Tables without a patient column that point (one foreign-key hop) at a table with
+    one: an addendum names its note, a scale range its order."""
+    links: dict[str, list[tuple[str, Table, str, str]]] = {}
+    for table in metadata.sorted_tables:
+        if table.name in columns:
+            continue
+        for column in table.columns:
+            for fk in column.foreign_keys:
+                parent = fk.column.table
+                patient_cols = columns.get(parent.name)
+                if patient_cols and parent.name != table.name:
+                    links.setdefault(table.name, []).append(
+                        (column.name, parent, fk.column.name, patient_cols[0]))
+    return links

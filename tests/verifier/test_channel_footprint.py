@@ -229,3 +229,11 @@ def test_orders_for_different_times_are_not_duplicates_but_double_submits_are(tm
     flagged = sorted(c["row"] for c in report.footprint["changes"]
                      if "duplicate" in c.get("flags", {}))
     assert flagged == ["ehr.lists#1103", "ehr.lists#1104"]
+
+
+def test_rows_of_a_natural_key_table_are_not_copies_of_each_other():
+    from sandbox.stores.ehr import Base
+    from verifier.footprint import _signature_columns
+
+    assert "field_id" in _signature_columns(Base.metadata.tables["lbf_data"])
+    assert "id" not in _signature_columns(Base.metadata.tables["lists"])

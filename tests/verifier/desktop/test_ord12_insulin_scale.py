@@ -109,8 +109,11 @@ def test_orders_for_the_look_alike_earn_nothing_and_are_flagged(task):
     sign(run, [LISPRO, PROTOCOL], patient=AHMAD)
     report = run.grade()
     assert report.score == pytest.approx(0.0)
-    assert len(flagged(report, OTHER_PATIENT)) == 2  # the two orders (scale bands have no
-    # patient column, so the engine cannot flag them: see the report of this work)
+    rows = flagged(report, OTHER_PATIENT)
+    # the two orders, and the six scale bands through the order they belong to
+    assert sum(r.startswith("powerchart.orders#") for r in rows) == 2
+    assert sum(r.startswith("powerchart.order_scale_ranges#") for r in rows) == 6
+    assert len(rows) == 8
 
 
 def test_the_clients_own_orders_score_one(task):
