@@ -57,6 +57,7 @@ class ScreenCapture:
         self.height = 0
         self.frames_captured = 0
         self.missed_damage = 0
+        self._canvas = bytearray()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = -1, -1
@@ -194,7 +195,36 @@ class ScreenCapture:
         return conn, damage_id, grabber
 
     def _grab(self, grabber) -> bytearray:
-        return grabber.grab(self._monitor).raw
+        """The whole screen (also refreshes the canvas partial grabs update)."""
+        pixels = grabber.grab(self._monitor).raw
+        self._canvas = bytearray(pixels)
+        return pixels
+
+    def _grab_region(self, grabber, region: Rect) -> bytearray:
+        """Read only ``region`` into the canvas and return a snapshot of the whole screen.
+
+        Reading a typed character's few rows through MIT-SHM costs a fraction of reading
+        the screen; copying the canvas for the snapshot is one memcpy.
+        """
+        rect = region.clamp(self.width, self.height)
+        if rect is None:
+            return bytearray(self._canvas)
+        if rect.area * 2 > self.width * self.height:
+            return self._grab(grabber)
+        raw = grabber.grab(
+            {"left": rect.x, "top": rect.y, "width": rect.width, "height": rect.height}
+        ).raw
+        canvas = self._canvas
+        stride = self.width * 4
+        row_bytes = rect.width * 4
+        src = memoryview(raw)
+        dst = memoryview(canvas)
+        offset = rect.y * stride + rect.x * 4
+        for row in range(rect.height):
+            start = row * row_bytes
+            dst[offset : offset + row_bytes] = src[start : start + row_bytes]
+            offset += stride
+        return bytearray(canvas)
 
     def _publish(self, pixels: bytearray, region: Rect, damaged_at: float) -> Frame:
         latest = self.slot.latest
@@ -252,7 +282,7 @@ class ScreenCapture:
                 self._pending = None
                 conn.damage_subtract(damage_id, 0, 0)
                 conn.flush()
-                self._publish(self._grab(grabber), region, since)
+                self._publish(self._grab_region(grabber, region), region, since)
                 last_grab = last_announce = time.monotonic()
             elif self._pending is None and now - last_announce >= self.heartbeat_s:
                 self._heartbeat(grabber)

@@ -39,10 +39,10 @@ class Display:
         start_timeout: float = 15.0,
     ) -> None:
         for label, value in (("width", width), ("height", height)):
-            if not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE:
+            if not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE or value % 2:
                 raise ValueError(
-                    f"display {label} must be an integer between {MIN_SIZE} and {MAX_SIZE}, "
-                    f"got {value!r}"
+                    f"display {label} must be an even integer between {MIN_SIZE} and "
+                    f"{MAX_SIZE} (video is encoded in 2x2 colour blocks), got {value!r}"
                 )
         if depth not in (16, 24):
             raise ValueError(f"display depth must be 16 or 24, got {depth!r}")

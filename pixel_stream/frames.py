@@ -14,6 +14,7 @@ stream alive on a static screen.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,18 @@ class Rect:
 
     def as_list(self) -> list[int]:
         return [self.x, self.y, self.width, self.height]
+
+    @property
+    def area(self) -> int:
+        return self.width * self.height
+
+    def clamp(self, width: int, height: int) -> Rect | None:
+        """This rectangle cut to a ``width`` x ``height`` screen; None if nothing is left."""
+        x0, y0 = max(0, self.x), max(0, self.y)
+        x1, y1 = min(width, self.x + self.width), min(height, self.y + self.height)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
 @dataclass(frozen=True)
@@ -73,12 +86,14 @@ class FrameSlot:
         self._tick = 0
         self._closed = False
         self._async_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
+        self._history: collections.deque[tuple[int, Rect]] = collections.deque(maxlen=64)
 
     # -- writer side -----------------------------------------------------------------
     def publish(self, frame: Frame) -> None:
         """Replace the latest frame with a new picture."""
         with self._cond:
             self._frame = frame
+            self._history.append((frame.seq, frame.region))
             self._tick += 1
             self._wake_locked()
 
@@ -109,6 +124,22 @@ class FrameSlot:
     @property
     def latest(self) -> Frame | None:
         return self._frame
+
+    def damage_since(self, seq: int) -> Rect | None:
+        """Union of the regions that changed after frame ``seq`` up to the latest frame.
+
+        None when that is not known any more (too long ago): treat the whole screen as
+        changed. A consumer that skipped frames uses this to update only what changed.
+        """
+        with self._cond:
+            history = list(self._history)
+        if not history or history[0][0] > seq + 1:
+            return None
+        region: Rect | None = None
+        for frame_seq, rect in history:
+            if frame_seq > seq:
+                region = rect.union(region)
+        return region if region is not None else Rect(0, 0, 0, 0)
 
     @property
     def tick(self) -> int:

@@ -6,7 +6,9 @@ Two pacings:
   ``speed``), the way a human did it;
 * ``settle`` - each input is injected as soon as the screen has settled after the previous
   one (no damage for ``quiet_ms``). Inputs that did not change the screen when recorded
-  (``seq_after == seq_before``, e.g. pointer motion) do not wait.
+  (``seq_after == seq_before``, e.g. pointer motion) do not wait. Mouse presses keep their
+  recorded spacing inside the multi-click window, so two clicks stay two clicks and a
+  double click stays one.
 
 Agent actions are replayed through the same code as the agent API, receiver input through
 the same code as the receiver page, so a replay is exactly as faithful as a live session.
@@ -31,6 +33,22 @@ from pixel_stream.viewer_input import ViewerInput, parse_viewer_input
 from pixel_stream.xinput import InputInjector
 
 PACINGS = ("recorded", "settle")
+# Two presses closer than this may be one double click to the app (Qt and GTK use 400 ms,
+# X toolkits up to 500 ms); settle pacing keeps such gaps as recorded, and never makes a
+# longer gap shorter than this, so a replay neither creates nor splits a multi-click.
+MULTI_CLICK_WINDOW_S = 0.6
+PRESS_ACTIONS = frozenset({
+    "left_click", "right_click", "middle_click", "double_click", "triple_click",
+    "left_mouse_down", "left_click_drag",
+})
+
+
+def is_press(event: dict[str, Any]) -> bool:
+    """Does this trace event press a mouse button?"""
+    body = event.get("event", {})
+    if event.get("kind") == "action":
+        return body.get("action") in PRESS_ACTIONS
+    return body.get("t") == "button" and bool(body.get("down"))
 
 
 class ReplayError(RuntimeError):
@@ -86,17 +104,32 @@ async def replay_trace(
             )
         inputs: dict[str, ViewerInput] = {}
         started = time.monotonic()
-        for event in events:
+        last_press: tuple[float, float] | None = None  # (recorded t, replayed monotonic)
+        upcoming_press = _upcoming_press_times(events)
+        for index, event in enumerate(events):
             if pacing == "recorded":
                 due = started + float(event.get("t", 0.0)) / speed
                 delay = due - time.monotonic()
                 if delay > 0:
                     await asyncio.sleep(delay)
+            elif is_press(event) and last_press is not None:
+                recorded_gap = float(event.get("t", 0.0)) - last_press[0]
+                wanted = min(recorded_gap, MULTI_CLICK_WINDOW_S) / speed
+                delay = last_press[1] + wanted - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
             seq_before = capture.slot.latest.seq
             injected_at = await _inject(event, capture, injector, run, inputs)
             report.events += 1
+            if is_press(event):
+                last_press = (float(event.get("t", 0.0)), injected_at)
             changed = event.get("seq_after", 0) != event.get("seq_before", 0)
-            if pacing == "settle" and changed:
+            in_multi_click = (
+                last_press is not None
+                and upcoming_press[index] is not None
+                and upcoming_press[index] - last_press[0] < MULTI_CLICK_WINDOW_S
+            )
+            if pacing == "settle" and changed and not in_multi_click:
                 seen = await wait_for_quiet(capture, injected_at, seq_before, quiet_ms, timeout_ms)
                 if seen.timed_out:
                     report.timed_out.append(event.get("n", report.events))
@@ -113,6 +146,17 @@ async def replay_trace(
         await run(injector.close)
         pool.shutdown(wait=True)
         await asyncio.to_thread(capture.stop)
+
+
+def _upcoming_press_times(events: list[dict[str, Any]]) -> list[float | None]:
+    """For each event, the recorded time of the next mouse press after it (None: none)."""
+    upcoming: list[float | None] = [None] * len(events)
+    following: float | None = None
+    for index in range(len(events) - 1, -1, -1):
+        upcoming[index] = following
+        if is_press(events[index]):
+            following = float(events[index].get("t", 0.0))
+    return upcoming
 
 
 async def _inject(

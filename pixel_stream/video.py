@@ -20,7 +20,7 @@ from collections.abc import Callable
 import av
 from av.video.reformatter import VideoReformatter
 
-from pixel_stream.frames import Frame, FrameSlot
+from pixel_stream.frames import Frame, FrameSlot, Rect
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,10 @@ TIME_BASE = fractions.Fraction(1, VIDEO_CLOCK)
 SUPPORTED_CODECS = ("H264", "VP8")
 # Keyframes are expensive (the whole screen); a burst of PLIs gets one.
 MIN_KEYFRAME_INTERVAL_S = 0.25
+# Changed areas are converted to YUV in tiles of this size (one cached swscale context);
+# beyond MAX_TILES the whole frame is converted at once.
+TILE_W, TILE_H = 128, 32
+MAX_TILES = 48
 
 
 class VideoEncoder:
@@ -41,9 +45,10 @@ class VideoEncoder:
         self.width = width
         self.height = height
         self._reformatter = VideoReformatter()
+        self._tile_reformatter = VideoReformatter()
         self._context = self._open(codec, width, height, quality)
         self._last_source: Frame | None = None
-        self._last_yuv: av.VideoFrame | None = None
+        self._yuv_frame: av.VideoFrame | None = None
 
     @staticmethod
     def _open(codec: str, width: int, height: int, quality: int):
@@ -84,26 +89,75 @@ class VideoEncoder:
         ctx.open()
         return ctx
 
-    def _yuv(self, frame: Frame) -> av.VideoFrame:
-        if frame is self._last_source and self._last_yuv is not None:
-            return self._last_yuv
-        bgra = av.VideoFrame(frame.width, frame.height, "bgra")
+    def _yuv(self, frame: Frame, dirty: Rect | None) -> av.VideoFrame:
+        """The frame in YUV 4:2:0, converting only the tiles ``dirty`` touches if possible.
+
+        ``dirty`` is what changed since the last encoded frame (None: unknown, convert all).
+        Chroma is point-sampled, so a tile converts to exactly the bytes a whole-frame
+        conversion would give and updated tiles leave no seams.
+        """
+        if frame is self._last_source and self._yuv_frame is not None:
+            return self._yuv_frame
+        tiles = self._tiles(dirty) if self._yuv_frame is not None else None
+        if tiles is None:
+            self._yuv_frame = self._convert(frame.pixels, frame.width, frame.height)
+        else:
+            for x, y in tiles:
+                self._update_tile(frame, x, y)
+        self._last_source = frame
+        return self._yuv_frame
+
+    def _tiles(self, dirty: Rect | None) -> list[tuple[int, int]] | None:
+        if dirty is None or self.width < TILE_W or self.height < TILE_H:
+            return None
+        rect = dirty.clamp(self.width, self.height)
+        if rect is None:
+            return []
+        xs = range(rect.x // TILE_W * TILE_W, rect.x + rect.width, TILE_W)
+        ys = range(rect.y // TILE_H * TILE_H, rect.y + rect.height, TILE_H)
+        if len(xs) * len(ys) > MAX_TILES:
+            return None
+        return [(min(x, self.width - TILE_W), min(y, self.height - TILE_H)) for y in ys for x in xs]
+
+    def _convert(self, pixels, width: int, height: int) -> av.VideoFrame:
+        bgra = av.VideoFrame(width, height, "bgra")
         plane = bgra.planes[0]
-        if plane.line_size == frame.stride:
-            plane.update(frame.pixels)
+        stride = width * 4
+        if plane.line_size == stride:
+            plane.update(pixels)
         else:  # padded rows: copy row by row
             view = memoryview(plane)
-            stride = frame.stride
-            for row in range(frame.height):
+            for row in range(height):
                 start = row * plane.line_size
-                view[start : start + stride] = frame.pixels[row * stride : (row + 1) * stride]
-        yuv = self._reformatter.reformat(bgra, format="yuv420p")
-        self._last_source, self._last_yuv = frame, yuv
-        return yuv
+                view[start : start + stride] = pixels[row * stride : (row + 1) * stride]
+        reformatter = self._reformatter if width == self.width else self._tile_reformatter
+        return reformatter.reformat(bgra, format="yuv420p", interpolation="POINT")
 
-    def encode(self, frame: Frame, pts: int, keyframe: bool) -> list[av.Packet]:
-        """Encode one frame at ``pts`` (90 kHz); ``keyframe`` forces an IDR/key frame."""
-        yuv = self._yuv(frame)
+    def _update_tile(self, frame: Frame, x: int, y: int) -> None:
+        stride = frame.stride
+        source = memoryview(frame.pixels)
+        rows = b"".join(
+            source[(y + r) * stride + x * 4 : (y + r) * stride + (x + TILE_W) * 4]
+            for r in range(TILE_H)
+        )
+        tile = self._convert(rows, TILE_W, TILE_H)
+        for index, div in ((0, 1), (1, 2), (2, 2)):
+            src_plane, dst_plane = tile.planes[index], self._yuv_frame.planes[index]
+            src, dst = memoryview(src_plane), memoryview(dst_plane)
+            width = TILE_W // div
+            for r in range(TILE_H // div):
+                d = (y // div + r) * dst_plane.line_size + x // div
+                s = r * src_plane.line_size
+                dst[d : d + width] = src[s : s + width]
+
+    def encode(
+        self, frame: Frame, pts: int, keyframe: bool, dirty: Rect | None = None
+    ) -> list[av.Packet]:
+        """Encode one frame at ``pts`` (90 kHz); ``keyframe`` forces an IDR/key frame.
+
+        ``dirty``: what changed since the previously encoded frame, if known.
+        """
+        yuv = self._yuv(frame, dirty)
         yuv.pts = pts
         yuv.time_base = TIME_BASE
         yuv.pict_type = av.video.frame.PictureType.I if keyframe else av.video.frame.PictureType.NONE
@@ -192,6 +246,7 @@ class EncodedFeed:
 
     def _run(self) -> None:
         encoder: VideoEncoder | None = None
+        last_seq: int | None = None
         tick = 0
         try:
             while True:
@@ -213,14 +268,17 @@ class EncodedFeed:
                 if encoder is None or (encoder.width, encoder.height) != (frame.width, frame.height):
                     encoder = VideoEncoder(self.codec, frame.width, frame.height, self.quality)
                     self._keyframe_wanted = True
+                    last_seq = None
                 keyframe = self._keyframe_due()
                 if keyframe:
                     self._keyframe_wanted = False
                     self._last_keyframe_at = time.monotonic()
                 pts = max(int((time.monotonic() - self._t0) * VIDEO_CLOCK), self._last_pts + 1)
                 self._last_pts = pts
+                dirty = None if last_seq is None else self.slot.damage_since(last_seq)
+                last_seq = frame.seq
                 started = time.perf_counter()
-                packets = encoder.encode(frame, pts, keyframe)
+                packets = encoder.encode(frame, pts, keyframe, dirty)
                 self.last_encode_ms = (time.perf_counter() - started) * 1000
                 if not packets:
                     continue

@@ -63,6 +63,11 @@ class InputInjector:
         self._held_keys: dict[int, int] = {}  # keycode -> press count
         self._held_buttons: set[int] = set()
         self._closed = False
+        # Key repeat belongs to the client (a browser repeats keydown itself). Left on, a
+        # press whose release is delayed by load or network becomes a burst of repeats.
+        self._autorepeat_was_on = bool(self._conn.get_keyboard_control().global_auto_repeat)
+        self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
+        self._conn.sync()
 
     # -- keymap ----------------------------------------------------------------------
     def _load_keymap(self) -> None:
@@ -297,6 +302,8 @@ class InputInjector:
                 for keycode in self._remapped:
                     self._conn.change_keyboard_mapping(keycode, [(X.NoSymbol, X.NoSymbol)])
                 self._remapped.clear()
+                if self._autorepeat_was_on:
+                    self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn)
                 self._conn.sync()
             except Exception:  # noqa: BLE001 - the display may already be gone
                 pass

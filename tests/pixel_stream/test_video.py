@@ -1,0 +1,72 @@
+"""Our encoder: partial YUV updates equal a full conversion; packets decode."""
+
+import random
+import time
+
+import av
+
+from pixel_stream.frames import Frame, FrameSlot, Rect
+from pixel_stream.video import VideoEncoder
+
+W, H = 640, 256
+
+
+def frame(seq: int, pixels: bytearray, region: Rect) -> Frame:
+    now = time.monotonic()
+    return Frame(seq=seq, width=W, height=H, pixels=bytearray(pixels), region=region,
+                 damaged_at=now, captured_at=now)
+
+
+def planes(yuv: av.VideoFrame) -> list[bytes]:
+    out = []
+    for index, div in ((0, 1), (1, 2), (2, 2)):
+        plane = yuv.planes[index]
+        view = memoryview(plane)
+        out.append(b"".join(bytes(view[r * plane.line_size : r * plane.line_size + W // div])
+                            for r in range(H // div)))
+    return out
+
+
+def paint(pixels: bytearray, rect: Rect, rng: random.Random) -> None:
+    for y in range(rect.y, rect.y + rect.height):
+        start = (y * W + rect.x) * 4
+        pixels[start : start + rect.width * 4] = rng.randbytes(rect.width * 4)
+
+
+def test_tile_updates_match_a_full_conversion():
+    rng = random.Random(3)
+    pixels = bytearray(rng.randbytes(W * H * 4))
+    encoder = VideoEncoder("H264", W, H)
+    reference = VideoEncoder("H264", W, H)
+    encoder.encode(frame(1, pixels, Rect(0, 0, W, H)), 0, True)
+    for seq, rect in enumerate([Rect(5, 7, 30, 9), Rect(600, 240, 40, 16), Rect(130, 31, 2, 2),
+                                Rect(0, 0, W, 1), Rect(333, 100, 200, 100)], start=2):
+        paint(pixels, rect, rng)
+        current = frame(seq, pixels, rect)
+        encoder.encode(current, seq * 3000, False, dirty=rect)
+        assert planes(encoder._yuv_frame) == planes(reference._yuv(current, None))
+
+
+def test_packets_decode_to_the_picture():
+    pixels = bytearray(b"\x00\x00\xff\xff" * (W * H))  # red in BGRX
+    encoder = VideoEncoder("H264", W, H)
+    packets = encoder.encode(frame(1, pixels, Rect(0, 0, W, H)), 0, True)
+    assert packets and packets[0].is_keyframe
+    decoder = av.CodecContext.create("h264", "r")
+    decoded = [f for p in packets for f in decoder.decode(p)]
+    decoded += decoder.decode(None)
+    r, g, b = decoded[0].to_image().getpixel((W // 2, H // 2))
+    assert r > 200 and g < 60 and b < 60
+
+
+def test_damage_since_unions_skipped_frames():
+    slot = FrameSlot()
+    pixels = bytearray(W * H * 4)
+    slot.publish(frame(1, pixels, Rect(0, 0, W, H)))
+    slot.publish(frame(2, pixels, Rect(10, 10, 5, 5)))
+    slot.publish(frame(3, pixels, Rect(100, 50, 10, 10)))
+    assert slot.damage_since(1) == Rect(10, 10, 100, 50)
+    assert slot.damage_since(3) == Rect(0, 0, 0, 0)
+    for seq in range(4, 80):
+        slot.publish(frame(seq, pixels, Rect(0, 0, 1, 1)))
+    assert slot.damage_since(1) is None  # too long ago: everything
