@@ -52,17 +52,27 @@ class Run:
         self.path = path
         self.clock = SandboxClock.load(path / "clock.json")
         self.episode = json.loads((path / "run.json").read_text())["episode_id"]
+        self._stores: dict[str, Store] = {}
 
     @contextmanager
     def write(self, system: str, *, channel: str = "browser", episode: str | None = None,
               actor: str = "pa.coord") -> Iterator[Session]:
-        """An audited write session on one live store, as an app of that channel writes."""
-        store = Store(system, self.path / "stores" / f"{system}.sqlite", self.clock)
-        try:
-            with store.writer(WriteContext(channel, episode or self.episode, actor)) as s:
-                yield s
-        finally:
+        """An audited write session on one live store, as an app of that channel writes.
+
+        Stores stay open between writes (as an app's do) and are closed before grading.
+        """
+        if system not in self._stores:
+            self._stores[system] = Store(system, self.path / "stores" / f"{system}.sqlite",
+                                         self.clock)
+        with self._stores[system].writer(WriteContext(channel, episode or self.episode,
+                                                      actor)) as s:
+            yield s
+
+    def close(self) -> None:
+        """Close the live stores (their WAL is folded back) so the run can be graded."""
+        for store in self._stores.values():
             store.dispose()
+        self._stores.clear()
 
     def seeded(self, system: str, model: type, key: Any) -> Any:
         """A row of the seeded snapshot (detached), e.g. an EHR document's bytes."""
@@ -98,8 +108,8 @@ class Run:
         target.write_text(text)
 
     def grade(self, **kwargs: Any) -> Report:
-        report = grade(self.spec, self.path, **kwargs)
-        return report
+        self.close()
+        return grade(self.spec, self.path, **kwargs)
 
     def score(self) -> float:
         """The score of a completely graded report (fails the test otherwise)."""
