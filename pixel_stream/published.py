@@ -10,6 +10,7 @@ way a seamless published app fills its frame. Dialogs keep their frames and floa
 from __future__ import annotations
 
 import logging
+import os
 import select
 import threading
 
@@ -41,6 +42,7 @@ class PublishedWindowKeeper:
         self._type_normal = atom("_NET_WM_WINDOW_TYPE_NORMAL")
         self._handled: set[int] = set()
         self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
         self._thread: threading.Thread | None = None
         self.published: list[int] = []
 
@@ -53,9 +55,12 @@ class PublishedWindowKeeper:
 
     def stop(self) -> None:
         self._stop.set()
+        os.write(self._wake_w, b"x")
         if self._thread is not None:
             self._thread.join(2.0)
             self._thread = None
+        for fd in (self._wake_r, self._wake_w):
+            os.close(fd)
         try:
             self._conn.close()
         except Exception:  # noqa: BLE001 - display may be gone
@@ -65,9 +70,9 @@ class PublishedWindowKeeper:
         fd = self._conn.fileno()
         try:
             while not self._stop.is_set():
-                readable, _, _ = select.select([fd], [], [], 0.25)
-                if not readable:
-                    continue
+                readable, _, _ = select.select([fd, self._wake_r], [], [])
+                if self._stop.is_set():
+                    return
                 changed = False
                 while self._conn.pending_events():
                     ev = self._conn.next_event()

@@ -29,10 +29,10 @@ TIME_BASE = fractions.Fraction(1, VIDEO_CLOCK)
 SUPPORTED_CODECS = ("H264", "VP8")
 # Keyframes are expensive (the whole screen); a burst of PLIs gets one.
 MIN_KEYFRAME_INTERVAL_S = 0.25
-# Changed areas are converted to YUV in tiles of this size (one cached swscale context);
-# beyond MAX_TILES the whole frame is converted at once.
-TILE_W, TILE_H = 128, 32
-MAX_TILES = 48
+# Changed rows are converted to YUV in full-width bands of this height (one cached swscale
+# context); beyond MAX_BANDS the whole frame is converted at once.
+BAND_H = 32
+MAX_BANDS = 12
 
 
 class VideoEncoder:
@@ -45,7 +45,7 @@ class VideoEncoder:
         self.width = width
         self.height = height
         self._reformatter = VideoReformatter()
-        self._tile_reformatter = VideoReformatter()
+        self._band_reformatter = VideoReformatter()
         self._context = self._open(codec, width, height, quality)
         self._last_source: Frame | None = None
         self._yuv_frame: av.VideoFrame | None = None
@@ -90,34 +90,36 @@ class VideoEncoder:
         return ctx
 
     def _yuv(self, frame: Frame, dirty: Rect | None) -> av.VideoFrame:
-        """The frame in YUV 4:2:0, converting only the tiles ``dirty`` touches if possible.
+        """The frame in YUV 4:2:0, converting only the bands of rows ``dirty`` touches.
 
         ``dirty`` is what changed since the last encoded frame (None: unknown, convert all).
-        Chroma is point-sampled, so a tile converts to exactly the bytes a whole-frame
-        conversion would give and updated tiles leave no seams.
+        A band is full-width and BAND_H rows tall, so its rows are contiguous in both the
+        source and the YUV planes and each plane is one copy. Chroma is point-sampled, so a
+        band converts to exactly the bytes a whole-frame conversion would give: no seams.
         """
         if frame is self._last_source and self._yuv_frame is not None:
             return self._yuv_frame
-        tiles = self._tiles(dirty) if self._yuv_frame is not None else None
-        if tiles is None:
+        bands = self._bands(dirty) if self._yuv_frame is not None else None
+        if bands is None:
             self._yuv_frame = self._convert(frame.pixels, frame.width, frame.height)
         else:
-            for x, y in tiles:
-                self._update_tile(frame, x, y)
+            for y in bands:
+                self._update_band(frame, y)
         self._last_source = frame
         return self._yuv_frame
 
-    def _tiles(self, dirty: Rect | None) -> list[tuple[int, int]] | None:
-        if dirty is None or self.width < TILE_W or self.height < TILE_H:
+    def _bands(self, dirty: Rect | None) -> list[int] | None:
+        """First rows of the bands covering ``dirty``; None when converting all is cheaper."""
+        if dirty is None or self.height < BAND_H:
             return None
         rect = dirty.clamp(self.width, self.height)
         if rect is None:
             return []
-        xs = range(rect.x // TILE_W * TILE_W, rect.x + rect.width, TILE_W)
-        ys = range(rect.y // TILE_H * TILE_H, rect.y + rect.height, TILE_H)
-        if len(xs) * len(ys) > MAX_TILES:
+        first = rect.y // 2 * 2
+        starts = list(range(first, rect.y + rect.height, BAND_H))
+        if len(starts) > MAX_BANDS:
             return None
-        return [(min(x, self.width - TILE_W), min(y, self.height - TILE_H)) for y in ys for x in xs]
+        return [min(y, self.height - BAND_H) for y in starts]
 
     def _convert(self, pixels, width: int, height: int) -> av.VideoFrame:
         bgra = av.VideoFrame(width, height, "bgra")
@@ -130,25 +132,27 @@ class VideoEncoder:
             for row in range(height):
                 start = row * plane.line_size
                 view[start : start + stride] = pixels[row * stride : (row + 1) * stride]
-        reformatter = self._reformatter if width == self.width else self._tile_reformatter
+        reformatter = self._reformatter if height == self.height else self._band_reformatter
         return reformatter.reformat(bgra, format="yuv420p", interpolation="POINT")
 
-    def _update_tile(self, frame: Frame, x: int, y: int) -> None:
+    def _update_band(self, frame: Frame, y: int) -> None:
         stride = frame.stride
-        source = memoryview(frame.pixels)
-        rows = b"".join(
-            source[(y + r) * stride + x * 4 : (y + r) * stride + (x + TILE_W) * 4]
-            for r in range(TILE_H)
+        band = self._convert(
+            memoryview(frame.pixels)[y * stride : (y + BAND_H) * stride], frame.width, BAND_H
         )
-        tile = self._convert(rows, TILE_W, TILE_H)
         for index, div in ((0, 1), (1, 2), (2, 2)):
-            src_plane, dst_plane = tile.planes[index], self._yuv_frame.planes[index]
+            src_plane, dst_plane = band.planes[index], self._yuv_frame.planes[index]
             src, dst = memoryview(src_plane), memoryview(dst_plane)
-            width = TILE_W // div
-            for r in range(TILE_H // div):
-                d = (y // div + r) * dst_plane.line_size + x // div
-                s = r * src_plane.line_size
-                dst[d : d + width] = src[s : s + width]
+            rows = BAND_H // div
+            top = y // div
+            if src_plane.line_size == dst_plane.line_size:
+                size = rows * dst_plane.line_size
+                dst[top * dst_plane.line_size : top * dst_plane.line_size + size] = src[:size]
+                continue
+            width = frame.width // div
+            for r in range(rows):
+                d = (top + r) * dst_plane.line_size
+                dst[d : d + width] = src[r * src_plane.line_size : r * src_plane.line_size + width]
 
     def encode(
         self, frame: Frame, pts: int, keyframe: bool, dirty: Rect | None = None

@@ -148,3 +148,28 @@ def test_mdns_candidates_are_dropped():
     )
     out = without_mdns_candidates(sdp)
     assert ".local" not in out and "10.0.0.1" in out
+
+
+async def test_a_stalled_viewer_never_holds_up_the_feed_or_other_viewers():
+    from pixel_stream.rtc import MAX_QUEUED_FRAMES
+
+    slot = FrameSlot()
+    slot.publish(solid(1, (0, 0, 255)))
+    feed = EncodedFeed(slot, "H264")
+    stalled = ScreenVideoTrack(lambda codec: feed)
+    live = ScreenVideoTrack(lambda codec: feed)
+    stalled.start("H264")
+    live.start("H264")
+    try:
+        received = 0
+        for seq in range(2, 40):
+            slot.publish(solid(seq, (seq * 6 % 255, 0, 0)))
+            await asyncio.wait_for(live.recv(), 10)  # the live viewer keeps up
+            received += 1
+        assert received == 38
+        assert len(stalled._queue) <= MAX_QUEUED_FRAMES  # bounded, never a backlog
+        assert stalled.frames_dropped > 0
+    finally:
+        stalled.stop()
+        live.stop()
+        feed.stop()

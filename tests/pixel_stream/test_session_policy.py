@@ -18,6 +18,14 @@ def test_published_mode_shows_one_undecorated_window(display, tmp_path):
                          "the app window to fill the display without a frame")
 
 
+def test_published_mode_also_takes_over_a_window_that_was_already_there(display, tmp_path):
+    with PatchBoardProcess(display, tmp_path / "board.json") as app:
+        assert app.status()["window"] != [0, 0, 1280, 800]
+        with SessionThread(display, mode="published"):
+            app.wait_for(lambda s: s["window"] == [0, 0, 1280, 800],
+                         "the running app's window to fill the display")
+
+
 def test_desktop_mode_keeps_the_window_manager_frame(display, tmp_path):
     with SessionThread(display, mode="desktop"):
         with PatchBoardProcess(display, tmp_path / "board.json") as app:
