@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QLineEdit,
+    QListView,
     QMenu,
     QPlainTextEdit,
     QTabBar,
@@ -130,8 +131,11 @@ def view_items(view: QAbstractItemView) -> list[dict]:
         for r in range(model.rowCount(parent)):
             if len(rows) >= MAX_ROWS:
                 return
-            columns = [c for c in range(model.columnCount(parent))
-                       if not (hasattr(view, "isColumnHidden") and view.isColumnHidden(c))]
+            if isinstance(view, QListView):  # list models keep columnCount private
+                columns = [view.modelColumn()]
+            else:
+                columns = [c for c in range(model.columnCount(parent))
+                           if not (hasattr(view, "isColumnHidden") and view.isColumnHidden(c))]
             first = model.index(r, columns[0] if columns else 0, parent)
             cells = [_cell(view, model.index(r, c, parent)) for c in columns]
             rect = QRect()
@@ -268,7 +272,9 @@ class Inspector(QObject):
                     "persona": self.window.persona.name, "screen": self.window.screen_name,
                     "user": self.window.ctx.user.username if self.window.ctx.user else None,
                     "modal": (QApplication.activeModalWidget().objectName()
-                              if QApplication.activeModalWidget() else None)}
+                              if QApplication.activeModalWidget() else None),
+                    "active": (QApplication.activeWindow().objectName()
+                               if QApplication.activeWindow() else None)}
         if op == "find":
             name = _name(request)
             return {"ok": True, "op": "find", "name": name,

@@ -82,10 +82,13 @@ def test_find_tree_items_and_reset(qtbot, hs_window, socket_path):
                                 hs_window)
         dialog.show()
         qtbot.waitExposed(dialog)
-        items, tabs, glob = converse(qtbot, socket_path, [
+        items, tabs, glob, sections = converse(qtbot, socket_path, [
             {"op": "items", "name": "orderSet.tree"},
             {"op": "items", "name": "activity.tabs"},
-            {"op": "find", "name": "orderSet.*"}])
+            {"op": "find", "name": "orderSet.*"},
+            {"op": "items", "name": "navigator.sections"}])
+        assert [r["text"].strip() for r in sections["items"]][:3] == \
+            ["Problem List", "Order Cleanup", "Discharge Med Rec"]
         rows = items["items"]
         assert items["kind"] == "rows"
         sections = [r["text"] for r in rows if r["depth"] == 0]
