@@ -160,6 +160,8 @@ class Episode:
         self._stop_task: asyncio.Task | None = None
         self._known_pids: set[int] = set()
         self.listeners: list[Any] = []  # callables(episode) told about status changes
+        self.timings: dict[str, float] = {}
+        self._t0 = time.monotonic()
 
     # -- facts ----------------------------------------------------------------------------
     @property
@@ -193,6 +195,7 @@ class Episode:
             "variant": self.variant, "status": self.status, "failure": self.failure,
             "run_dir": str(self.run_dir), "attempt": self.attempt,
             "ready_s": self.ready_s, "last_reset_s": self.last_reset_s,
+            "start_timings": dict(self.timings),
         }
 
     def _set_status(self, status: Status) -> None:
@@ -209,9 +212,8 @@ class Episode:
         if self.status != "new":
             raise EpisodeError(f"episode {self.episode_id} was already started")
         self._set_status("starting")
-        started = time.monotonic()
+        self._t0 = time.monotonic()
         try:
-            await asyncio.to_thread(self._prepare_run_dir)
             await asyncio.wait_for(self._start_processes(), self.config.start_timeout_s)
         except BaseException as exc:
             reason = self.failure or _describe_error(exc)
@@ -222,10 +224,14 @@ class Episode:
                 raise
             raise EpisodeError(f"{self.spec.alias}: the episode did not start: {reason}") from exc
         self.started_at = time.monotonic()
-        self.ready_s = self.started_at - started
+        self.ready_s = self.started_at - self._t0
         self._watchdog = asyncio.create_task(self._watch(), name=f"watch-{self.episode_id}")
         self._set_status("running")
         return self
+
+    def _mark(self, what: str) -> None:
+        """When each part of the start was ready (seconds since start), for benchmarks."""
+        self.timings[what] = round(time.monotonic() - self._t0, 3)
 
     def _prepare_run_dir(self) -> None:
         if not (self.run_dir / "run.json").exists():
@@ -244,6 +250,8 @@ class Episode:
         SandboxClock(start=self.spec.clock).run().save(self.clock_path)
 
     async def _start_processes(self) -> None:
+        """Everything in parallel where it can be: the display and Playwright do not need
+        the seeded run; the browser needs the portal; the Citrix window needs the app."""
         from playwright.async_api import async_playwright
 
         from pixel_stream.display import Display
@@ -252,16 +260,39 @@ class Episode:
         sites = task_sites(self.spec.systems)
         width, height = self.config.screen
 
-        async def playwright():
+        async def playwright() -> None:
             self._playwright = await async_playwright().start()
+            self._mark("playwright")
 
-        async def workstation_display():
+        async def workstation_display() -> None:
             self.display = await asyncio.to_thread(Display(width, height).start)
+            self._mark("workstation display")
 
-        await asyncio.gather(
-            self._start_portal(sites), playwright(), workstation_display(),
-            *(self._start_published_app(system) for system in self.desktop_systems))
-        await self._start_workstation(sites)
+        async def seeded() -> None:
+            await asyncio.to_thread(self._prepare_run_dir)
+            self._mark("seeded")
+
+        early = [asyncio.ensure_future(c) for c in (playwright(), workstation_display())]
+        try:
+            await seeded()
+            apps = [asyncio.ensure_future(self._start_published_app(system))
+                    for system in self.desktop_systems]
+            try:
+                await asyncio.gather(self._start_portal(sites), *early)
+                await self._start_workstation()
+                # the tab browser and, once its app is up, the Citrix window, side by side
+                await asyncio.gather(self._start_browser(), self._start_receiver(apps))
+            except BaseException:
+                for task in apps:
+                    task.cancel()
+                await asyncio.gather(*apps, return_exceptions=True)
+                raise
+        except BaseException:
+            for task in early:
+                task.cancel()
+            await asyncio.gather(*early, return_exceptions=True)
+            raise
+        self._remember_browsers()
 
     async def _start_portal(self, sites: list[str]) -> None:
         if not sites:
@@ -287,6 +318,7 @@ class Episode:
                     continue  # another process took the port meanwhile
                 raise EpisodeError(f"portal_web did not start: {exc}") from exc
             self.portal_port = port
+            self._mark("portal_web")
             return
         raise EpisodeError("portal_web found no free port in three tries")
 
@@ -319,33 +351,44 @@ class Episode:
             await asyncio.to_thread(
                 wait_until, app.inspector.exists, self.config.start_timeout_s,
                 f"the {system} app's inspector socket", 0.05, process)
+        self._mark(f"{system} app")
         app.session = await PixelSession(
             display, host=self.config.listen_host, mode="published",
             clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
 
-    async def _start_workstation(self, sites: list[str]) -> None:
+    async def _start_workstation(self) -> None:
+        """The workstation's pixel session (agents and viewers connect here) and taskbar."""
         from pixel_stream.session import PixelSession
 
         self.session = await PixelSession(
             self.display, host=self.config.listen_host, token=self.token, mode="desktop",
             record_dir=self.run_dir / "trace", record_screenshots=self.config.record_screenshots,
             clock=SharedClock(self.clock_path), name=f"{self.episode_id}-workstation").start()
-        receiver = self.apps[self.desktop_systems[0]] if self.desktop_systems else None
+        system = self.desktop_systems[0] if self.desktop_systems else None
         self.workstation = Workstation(
             display=self.display, home=self.run_dir / "home",
             documents=self.run_dir / "input", downloads=self.run_dir / "downloads",
-            portal_port=self.portal_port or 9, sites=sites,
+            portal_port=self.portal_port or 9, sites=task_sites(self.spec.systems),
             tabs=task_tabs(self.spec.systems, self.spec.instruction),
             clock_path=self.clock_path, logs_dir=self.logs_dir,
-            receiver_port=receiver.session.port if receiver else None,
-            receiver_token=receiver.session.token if receiver else None,
-            receiver_title=f"Citrix Workspace – {receiver.system.capitalize()}" if receiver
+            receiver_title=f"Citrix Workspace – {system.capitalize()}" if system
             else "Citrix Workspace",
             chromium=self.config.chromium, on_crash=self._crashed)
-        await self.workstation.start(self._playwright)
+        self.workstation.start_taskbar()
         for proc in self.workstation.processes():
             self._remember(proc.pid)
-        self._remember_browsers()
+
+    async def _start_browser(self) -> None:
+        await self.workstation.start_browser(self._playwright)
+        self._mark("browser")
+
+    async def _start_receiver(self, apps: list[asyncio.Future]) -> None:
+        await asyncio.gather(*apps)
+        if self.desktop_systems:
+            app = self.apps[self.desktop_systems[0]]
+            await self.workstation.start_receiver(self._playwright, app.session.port,
+                                                  app.session.token)
+            self._mark("citrix window")
 
     # -- supervision ----------------------------------------------------------------------
     def _remember(self, pid: int) -> None:

@@ -258,15 +258,28 @@ class Workstation:
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self, playwright: Any) -> Workstation:
-        chromium = find_chromium(self.chromium)
+        """Taskbar, then the tab browser with the task's tabs (and the receiver window when
+        ``receiver_port`` is already known)."""
+        self.start_taskbar()
+        await self.start_browser(playwright)
+        if self.receiver_port is not None:
+            await self.start_receiver(playwright, self.receiver_port, self.receiver_token)
+        return self
+
+    def start_taskbar(self) -> None:
         self._prepare_home()
         self._taskbar = self._start_taskbar()
-        launches = [self._launch_tab_browser(playwright, chromium)]
-        if self.receiver_port is not None:
-            launches.append(self._launch_receiver(playwright, chromium))
-        await asyncio.gather(*launches)
+
+    async def start_browser(self, playwright: Any) -> None:
+        await self._launch_tab_browser(playwright, find_chromium(self.chromium))
         await self.open_tabs()
-        return self
+
+    async def start_receiver(self, playwright: Any, port: int, token: str) -> None:
+        """The Citrix Workspace window on a published app's session, in front."""
+        self.receiver_port, self.receiver_token = port, token
+        await self._launch_receiver(playwright, find_chromium(self.chromium))
+        await self.receiver.pages[0].bring_to_front()
+        await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
     def _prepare_home(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
