@@ -165,18 +165,25 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
             "grade_status": status, **({"grade_error": error} if error else {})}
 
 
+# Workspace folder links (Documents, Output) on the 1280x800 workstation: clicking them in
+# turn changes the page, so every timed screenshot is of a new frame (no cached encoding).
+FOLDER_LINKS = ([64, 159], [47, 204])
+
+
 def _screenshot_round(connections: list[dict[str, Any]], shots: int) -> list[float]:
-    """Every episode's agent takes ``shots`` PNG screenshots, all agents at once."""
+    """Every episode's agent works at once: act (and wait for the screen to settle, which
+    returns a JPEG), then take the PNG screenshot an agent would — only that is timed."""
     from pixel_stream.client import AgentClient
 
     latencies: list[float] = []
     lock = threading.Lock()
 
     def agent(connection: dict[str, Any]) -> None:
-        with AgentClient(connection["agent_url"], connection["token"], control="none") as a:
-            a.screenshot()
+        with AgentClient(connection["agent_url"], connection["token"], control="take") as a:
             mine = []
-            for _ in range(shots):
+            for i in range(shots):
+                a.act_and_observe({"action": "left_click", "coordinate": FOLDER_LINKS[i % 2]},
+                                  quiet_ms=100, timeout_ms=3000, format="jpeg")
                 started = time.perf_counter()
                 a.screenshot(format="png", fresh=True)
                 mine.append(time.perf_counter() - started)
