@@ -10,6 +10,7 @@ import pytest
 
 from sandbox.episode import Episode, EpisodeConfig
 from sandbox.oracle import InspectorClient, run_oracle
+from sandbox.runner import AgentSpec, run_episode
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +78,9 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             assert solved.steps == sum(1 for e in trace[1:]
                                        if e["event"]["action"] != "mouse_move")
 
+            gold_trace = tmp_path / "gold.trace.jsonl"
+            gold_trace.write_bytes((run / "trace" / "trace.jsonl").read_bytes())
+
             reset_s = await episode.reset()
             assert reset_s > 0 and episode.status == "running"
             assert (run / "attempts" / "1" / "report.json").exists()
@@ -84,6 +88,14 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             assert (await episode.finish()).score == 0
         finally:
             await episode.stop()
+
+        # the oracle's trace replays by coordinates on a fresh episode, to the same grade
+        replayed = await run_episode(spec, None, AgentSpec("replay", gold_trace),
+                                     tmp_path / "replay", measure_reset=False)
+        assert replayed.score == 1.0, replayed.error
+        clients = {json.loads(x).get("client") for x in
+                   (tmp_path / "replay" / "trace" / "trace.jsonl").read_text().splitlines()[1:]}
+        assert clients == {"replay"}
         return pids
 
     pids = asyncio.run(scenario())
