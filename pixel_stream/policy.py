@@ -27,7 +27,7 @@ class SessionPolicy:
     disconnect_grace_s: float = 180.0
     max_fps: float = 30.0
     heartbeat_s: float = 1.0
-    video_quality: int = 23
+    video_quality: int = 22
     clipboard: str = "disabled"
     file_transfer: str = "disabled"
 
@@ -49,7 +49,8 @@ class SessionPolicy:
             raise PolicyError(f"heartbeat_s must be between 0.1 and 10, got {self.heartbeat_s!r}")
         if not 0 <= self.video_quality <= 51:
             raise PolicyError(
-                f"video_quality is an x264 CRF between 0 (best) and 51, got {self.video_quality!r}"
+                f"video_quality is an x264 quantizer between 0 (best) and 51, "
+                f"got {self.video_quality!r}"
             )
         for key in ("clipboard", "file_transfer"):
             if getattr(self, key) != "disabled":

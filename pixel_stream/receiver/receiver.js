@@ -66,15 +66,6 @@ function wsUrl(path) {
   return `${scheme}//${location.host}${path}?token=${encodeURIComponent(token)}`;
 }
 
-function waitForIce(pc, ms) {
-  if (pc.iceGatheringState === "complete") return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => { if (pc.iceGatheringState === "complete") resolve(); };
-    pc.addEventListener("icegatheringstatechange", done);
-    setTimeout(resolve, ms);
-  });
-}
-
 // -- connection ------------------------------------------------------------------------
 async function connect() {
   setPill(ui.state, "connecting…", "warn");
@@ -103,9 +94,10 @@ async function connect() {
   };
   const offer = await pc.createOffer();
   await pc.setLocalDescription(offer);
+  // The offer goes out at once, without waiting for our ICE candidates: the server
+  // cannot use the browser's (mDNS-hidden) host candidates anyway and learns our address
+  // from our connectivity checks to its candidates.
   mark("offer");
-  await waitForIce(pc, 2000);
-  mark("ice_gathered");
 
   const ws = new WebSocket(wsUrl("/rtc"));
   state.ws = ws;
