@@ -90,6 +90,28 @@ def audit():
     return audit_rows
 
 
+@pytest.fixture(scope="session")
+def seeded_task(tmp_path_factory):
+    """``seeded_task(alias, out)``: a fresh copy of the task's seeded run directory (each
+    task is seeded once per session; some seeds render PDFs and take seconds)."""
+    import shutil
+
+    from sandbox.catalog import load_catalog
+    from sandbox.seeding import seed_task
+
+    templates: dict[str, Path] = {}
+    base = tmp_path_factory.mktemp("task-seeds")
+
+    def make(alias: str, out: Path):
+        spec = load_catalog().get(alias)
+        if alias not in templates:
+            templates[alias] = seed_task(spec, None, base / alias)
+        shutil.copytree(templates[alias], out)
+        return spec, out
+
+    return make
+
+
 def login(window, system: str) -> None:
     user, password = CREDENTIALS[system]
     window.login.username.setText(user)

@@ -18,13 +18,7 @@ from desktop_ehr.services.chart import search_patients
 from desktop_ehr.widgets.common import Prompt
 from desktop_ehr.widgets.order_composer import OrderComposer
 from sandbox.catalog import load_catalog
-from sandbox.seeding import seed_task
 from tests.desktop_ehr.conftest import login
-
-
-def seed(alias: str, out: Path):
-    spec = load_catalog().get(alias)
-    return spec, seed_task(spec, None, out)
 
 
 def has_seed(alias: str, system: str) -> bool:

@@ -64,34 +64,34 @@ def solve_ord06(qtbot, monkeypatch, run_dir, *, uncheck_defaults: bool = True):
     return window
 
 
-def test_ord06_gold(qtbot, monkeypatch, tmp_path):
+def test_ord06_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-06", "hyperspace")
-    _spec, run_dir = td.seed("ord-06", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-06", tmp_path / "run")
     window = solve_ord06(qtbot, monkeypatch, run_dir)
     window.ctx.close()
     maybe_grade("ord-06", run_dir)
 
 
-def test_ord06_partial_keeps_the_defaults(qtbot, monkeypatch, tmp_path):
+def test_ord06_partial_keeps_the_defaults(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-06", "hyperspace")
-    _spec, run_dir = td.seed("ord-06", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-06", tmp_path / "run")
     window = solve_ord06(qtbot, monkeypatch, run_dir, uncheck_defaults=False)
     window.ctx.close()
     maybe_grade("ord-06", run_dir, minimum=0.5, maximum=0.99)
 
 
-def test_ord06_none(qtbot, tmp_path):
+def test_ord06_none(qtbot, tmp_path, seeded_task):
     need("ord-06", "hyperspace")
-    _spec, run_dir = td.seed("ord-06", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-06", tmp_path / "run")
     window = td.open_window(qtbot, "hyperspace", run_dir)
     window.ctx.close()
     maybe_grade("ord-06", run_dir, minimum=0.0, maximum=0.49)
 
 
 # -- ord-07: admission med rec -------------------------------------------------------------
-def test_ord07_gold(qtbot, monkeypatch, tmp_path):
+def test_ord07_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-07", "powerchart")
-    _spec, run_dir = td.seed("ord-07", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-07", tmp_path / "run")
     window = td.open_window(qtbot, "powerchart", run_dir)
     pid = td.patient_id(window, "7004417")
     window.shell.open_patient(pid)
@@ -128,16 +128,16 @@ def test_ord07_gold(qtbot, monkeypatch, tmp_path):
     maybe_grade("ord-07", run_dir)
 
 
-def test_ord07_none(qtbot, tmp_path):
+def test_ord07_none(qtbot, tmp_path, seeded_task):
     need("ord-07", "powerchart")
-    _spec, run_dir = td.seed("ord-07", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-07", tmp_path / "run")
     maybe_grade("ord-07", run_dir, minimum=0.0, maximum=0.49)
 
 
 # -- ord-10: discharge navigator ----------------------------------------------------------
-def test_ord10_gold(qtbot, monkeypatch, tmp_path):
+def test_ord10_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-10", "hyperspace")
-    _spec, run_dir = td.seed("ord-10", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-10", tmp_path / "run")
     window = td.open_window(qtbot, "hyperspace", run_dir)
     shown = td.answer_prompts(monkeypatch, {})
     pid = td.patient_id(window, "E1006577")
@@ -182,9 +182,9 @@ def test_ord10_gold(qtbot, monkeypatch, tmp_path):
 
 
 # -- ord-12: insulin correctional scale -----------------------------------------------------
-def test_ord12_gold(qtbot, monkeypatch, tmp_path):
+def test_ord12_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-12", "powerchart")
-    _spec, run_dir = td.seed("ord-12", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-12", tmp_path / "run")
     window = td.open_window(qtbot, "powerchart", run_dir)
     td.answer_prompts(monkeypatch, {"duplicateOrder": "override"})
     pid = td.patient_id(window, "7004528")
@@ -202,9 +202,9 @@ def test_ord12_gold(qtbot, monkeypatch, tmp_path):
 
 
 # -- ord-15: addendum ----------------------------------------------------------------------
-def test_ord15_gold(qtbot, monkeypatch, tmp_path):
+def test_ord15_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-15", "hyperspace")
-    _spec, run_dir = td.seed("ord-15", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-15", tmp_path / "run")
     window = td.open_window(qtbot, "hyperspace", run_dir)
     pid = td.patient_id(window, "E1006820")
     window.shell.open_patient(pid)
@@ -245,9 +245,9 @@ def _drag(viewport, start: QPoint, target: QPoint) -> None:
     send(QEvent.Type.MouseButtonRelease, target, Qt.MouseButton.NoButton)
 
 
-def test_ord17_gold(qtbot, monkeypatch, tmp_path):
+def test_ord17_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-17", "powerchart")
-    _spec, run_dir = td.seed("ord-17", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-17", tmp_path / "run")
     window = td.open_window(qtbot, "powerchart", run_dir)
     td.answer_prompts(monkeypatch, {})
     pid = td.patient_id(window, "7004639")
@@ -293,9 +293,9 @@ def test_ord17_gold(qtbot, monkeypatch, tmp_path):
 
 
 # -- ord-20: warfarin / enoxaparin bridging ---------------------------------------------------
-def test_ord20_gold(qtbot, monkeypatch, tmp_path):
+def test_ord20_gold(qtbot, monkeypatch, tmp_path, seeded_task):
     need("ord-20", "hyperspace")
-    _spec, run_dir = td.seed("ord-20", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-20", tmp_path / "run")
     window = td.open_window(qtbot, "hyperspace", run_dir)
     shown = td.answer_prompts(monkeypatch, {"duplicateOrder": "override"})
     pid = td.patient_id(window, "E1006930")

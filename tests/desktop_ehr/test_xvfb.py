@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from Xlib import XK
 
-from tests.desktop_ehr import taskdriver as td
 from tests.desktop_ehr.conftest import audit_rows, table_counts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,10 +101,10 @@ def display():
         yield running
 
 
-def test_drag_to_file_through_xtest(display, tmp_path):
+def test_drag_to_file_through_xtest(display, tmp_path, seeded_task):
     from pixel_stream.xinput import InputInjector
 
-    _spec, run_dir = td.seed("ord-17", tmp_path / "run")
+    _spec, run_dir = seeded_task("ord-17", tmp_path / "run")
     folder = Path(tempfile.mkdtemp(prefix="ehr-x-"))
     sock = folder / "i.sock"
     env = display.env()
