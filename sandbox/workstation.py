@@ -488,6 +488,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     atom = conn.intern_atom
     client_list, active = atom("_NET_CLIENT_LIST"), atom("_NET_ACTIVE_WINDOW")
     net_name, utf8 = atom("_NET_WM_NAME"), atom("UTF8_STRING")
+    buttons_atom = atom("_EHR_TASKBAR_BUTTONS")
     root.change_attributes(event_mask=X.PropertyChangeMask)
     clock = SharedClock(clock_path)
 
@@ -571,21 +572,29 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
             button.setChecked(win_id == current)
         publish_soon.start()
 
+    published = {"value": b""}
+
     def publish() -> None:
-        """Where each button is, for the oracle's locator (read-only, like a screen reader)."""
+        """Where each button is, for the oracle's locator (read-only, like a screen reader);
+        written only when it changed (the write itself is a property change we hear)."""
         layout_of = []
         for win_id, button in buttons.items():
             top_left = button.mapToGlobal(button.rect().topLeft())
             layout_of.append({"window": win_id, "box": [top_left.x(), top_left.y(),
                                                         button.width(), button.height()]})
-        root.change_property(atom("_EHR_TASKBAR_BUTTONS"), Xatom.STRING, 8,
-                             json.dumps(layout_of).encode())
-        conn.flush()
+        value = json.dumps(layout_of).encode()
+        if value != published["value"]:
+            published["value"] = value
+            root.change_property(buttons_atom, Xatom.STRING, 8, value)
+            conn.flush()
+
+    watched = {client_list, active, net_name, atom("WM_NAME")}
 
     def on_x_events() -> None:
         changed = False
         while conn.pending_events():
-            if conn.next_event().type == X.PropertyNotify:
+            event = conn.next_event()
+            if event.type == X.PropertyNotify and event.atom in watched:
                 changed = True
         if changed:
             refresh()
