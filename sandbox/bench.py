@@ -142,6 +142,25 @@ async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, An
     return {"cold_start_s": _stats(starts), "stop_s": _stats(stops)}
 
 
+def _cpu_seconds(pids: set[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+async def _idle_cpu(episode: Any, seconds: float = 5.0) -> float:
+    """CPU of every process of an idle episode (and this process), % of one core."""
+    pids = episode.process_ids()
+    before, own = _cpu_seconds(pids), time.process_time()
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    used = _cpu_seconds(pids) - before + time.process_time() - own
+    return round(100 * used / (time.perf_counter() - started), 2)
+
+
 async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, Any]:
     from sandbox.episode import Episode, grade_extract
     from sandbox.extract import extract_run
@@ -149,6 +168,8 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
     episode = Episode(spec, run_dir=workdir / f"{spec.alias}-resets")
     await episode.start()
     try:
+        await asyncio.sleep(2.0)  # let start-up work (page loads, first frames) finish
+        idle = await _idle_cpu(episode)
         resets = [await episode.reset() for _ in range(runs)]
         started = time.perf_counter()
         extract = await asyncio.to_thread(extract_run, episode.run_dir,
@@ -160,7 +181,7 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
         verify_s = time.perf_counter() - started
     finally:
         await episode.stop()
-    return {"reset_s": _stats(resets), "extract_s": round(extract_s, 3),
+    return {"reset_s": _stats(resets), "idle_cpu_pct": idle, "extract_s": round(extract_s, 3),
             "verify_s": round(verify_s, 3), "untouched_score": score,
             "grade_status": status, **({"grade_error": error} if error else {})}
 
@@ -284,6 +305,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
                      f"<= {TARGETS[f'cold_start_{kind}_s']}"))
         rows.append((f"reset p50, {kind} ({task}) s", entry.get("reset_s", {}).get("p50"),
                      f"<= {TARGETS[f'reset_{kind}_s']}"))
+        rows.append((f"idle episode CPU, {kind}, % of a core", entry.get("idle_cpu_pct"), ""))
         rows.append((f"extract + verify, {kind} s",
                      round((entry.get("extract_s") or 0) + (entry.get("verify_s") or 0), 3),
                      ""))
