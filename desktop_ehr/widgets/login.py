@@ -19,6 +19,7 @@ class LoginPage(QWidget):
         super().__init__(parent)
         self.setObjectName("page.login")
         self.setProperty("role", "loginBackground")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.ctx = ctx
         self._default_user = username or ""
         card = QFrame()

@@ -44,7 +44,7 @@ class PatientListPage(QWidget):
         self.open_button = button("Open Chart", f"{name}.open", "Open chart", role="primary",
                                   slot=self._open_selected)
         self.table = table_view(f"{name}.results", f"{title} results", self.model)
-        for col, width in enumerate([160, 85] + ([85] if show_fin else []) + [90, 85, 90]):
+        for col, width in enumerate([160, 85] + ([85] if show_fin else []) + [90, 110, 90]):
             self.table.setColumnWidth(col, width)
         self.table.activated.connect(lambda i: self._open_row(i.row()))
         self.table.doubleClicked.connect(lambda i: self._open_row(i.row()))

@@ -377,3 +377,48 @@ def test_enter_in_the_frequency_box_accepts_without_adding_entries(qtbot, hs_ctx
     qtbot.keyClick(dialog.frequency.lineEdit(), Qt.Key.Key_Return)
     assert dialog.frequency.count() == count
     assert dialog.result_draft is not None and dialog.result_draft.frequency == "Q24H"
+
+
+def test_order_search_by_keyboard(qtbot, hs_ctx, hs_ref):
+    from desktop_ehr.services.order_sets import search_order_sets
+    from desktop_ehr.widgets.order_search import OrderSearchDialog
+
+    dialog = OrderSearchDialog(hs_ref, lambda t: search_order_sets(hs_ctx, t), hs_ctx.now(),
+                               HYPERSPACE)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.query, "rocephin")
+    assert [r[1][0] for r in dialog.orders_model.rows] == ["cefTRIAXone (ROCEPHIN) injection"]
+    qtbot.keyClick(dialog.query, Qt.Key.Key_Return)  # to the first result
+    assert dialog.orders.hasFocus() or dialog.orders.currentIndex().row() == 0
+    qtbot.keyClick(dialog.orders, Qt.Key.Key_Return)  # choose it
+    assert dialog.choice is not None and (dialog.choice.kind, dialog.choice.id) == \
+        ("orderable", 101)
+
+
+def test_order_search_lists_order_sets(qtbot, hs_ctx, hs_ref):
+    from desktop_ehr.services.order_sets import search_order_sets
+    from desktop_ehr.widgets.order_search import OrderSearchDialog
+
+    dialog = OrderSearchDialog(hs_ref, lambda t: search_order_sets(hs_ctx, t), hs_ctx.now(),
+                               HYPERSPACE, "pneumonia")
+    qtbot.addWidget(dialog)
+    assert [r[1][0] for r in dialog.sets_model.rows] == \
+        ["Community-Acquired Pneumonia Admission"]
+    dialog.sets.selectRow(0)
+    dialog._choose_selected()
+    assert (dialog.choice.kind, dialog.choice.id) == ("order_set", 1)
+
+
+def test_place_new_order_box_opens_the_search(qtbot, hs_window, monkeypatch):
+    from desktop_ehr.widgets.order_search import OrderSearchDialog
+
+    seen = []
+    monkeypatch.setattr(OrderSearchDialog, "search", classmethod(
+        lambda cls, parent, ref, sets_fn, now, vocab, initial="": seen.append(initial)))
+    hs_window.shell.open_patient(1)
+    workspace = hs_window.shell.charts[1][1]
+    workspace.activities.select("Orders")
+    qtbot.keyClicks(workspace.orders.search, "cbc")
+    qtbot.keyClick(workspace.orders.search, Qt.Key.Key_Return)
+    assert seen == ["cbc"]
