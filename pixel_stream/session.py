@@ -164,6 +164,8 @@ class PixelSession:
         self._keeper = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.last_input_at = time.monotonic()
+        self.last_connect_at = time.monotonic()
+        self._clients_changed = asyncio.Event()
         self.started_at = 0.0
 
     # -- addresses ---------------------------------------------------------------------
@@ -372,13 +374,27 @@ class PixelSession:
         }
 
     async def _idle_watch(self) -> None:
+        """Log off after ``idle_timeout_s`` without input while a client is connected.
+
+        Like a farm's idle timer, it only runs while someone is connected (a disconnected
+        session is the disconnect grace's business) and restarts when a client connects.
+        """
         limit = self.policy.idle_timeout_s
         while not self.ended.is_set():
-            remaining = self.last_input_at + limit - time.monotonic()
+            if self.seat.connected_count == 0:
+                await self._clients_changed.wait()
+                self._clients_changed.clear()
+                continue
+            since = max(self.last_input_at, self.last_connect_at)
+            remaining = since + limit - time.monotonic()
             if remaining <= 0:
                 await self.end(f"idle timeout: no input for {limit:g} s")
                 return
-            await asyncio.sleep(remaining)
+            try:
+                await asyncio.wait_for(self._clients_changed.wait(), remaining)
+                self._clients_changed.clear()
+            except TimeoutError:
+                pass
 
     # -- HTTP / WebSocket --------------------------------------------------------------
     def _token_ok(self, conn: Request | WebSocket) -> bool:
@@ -426,6 +442,7 @@ class PixelSession:
             await ws.send_text(json.dumps(message))
 
     def _broadcast_roles(self) -> None:
+        self._clients_changed.set()
         for viewer in list(self._viewers.values()):
             role = self.seat.role(viewer.client_id)
             asyncio.ensure_future(self._notify(viewer.ws, {"type": "role", "role": role}))
@@ -468,6 +485,7 @@ class PixelSession:
         client_id = self._client_id(params.get("client_id"), "agent")
         await self._replace_connection(client_id)
         wants = params.get("control", "request") != "none"
+        self.last_connect_at = time.monotonic()
         role = self.seat.connect(client_id, "agent", wants_control=wants)
         if params.get("control") == "take":
             role = self.seat.take(client_id)
@@ -530,6 +548,7 @@ class PixelSession:
         viewer.worker = asyncio.create_task(self._viewer_worker(viewer))
         self._attach_channel(viewer)
         self._viewers[client_id] = viewer
+        self.last_connect_at = time.monotonic()
         role = self.seat.connect(client_id, "viewer", wants_control=not view_only)
         await ws.send_text(json.dumps({
             "type": "answer", "sdp": answer, "codec": viewer.codec,

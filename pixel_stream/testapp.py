@@ -139,6 +139,10 @@ def _build(status_path: Path | None, title: str, frameless: bool):  # noqa: C901
             super().moveEvent(event)
             self.write_status()
 
+        def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+            super().resizeEvent(event)
+            self.write_status()
+
         def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
             super().changeEvent(event)
             self.write_status()

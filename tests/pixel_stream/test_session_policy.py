@@ -1,5 +1,7 @@
 """Session policies: published-app mode, idle logoff, reconnect grace."""
 
+import time
+
 import pytest
 
 from pixel_stream.client import AgentAPIError, AgentClient
@@ -36,6 +38,8 @@ def test_desktop_mode_keeps_the_window_manager_frame(display, tmp_path):
 def test_idle_timeout_logs_the_session_off(display):
     policy = SessionPolicy(idle_timeout_s=0.5)
     with SessionThread(display, policy=policy) as session:
+        time.sleep(0.8)  # longer than the timeout with nobody connected: the timer waits
+        assert not session.session.ended.is_set()
         with AgentClient(session.agent_url, session.token) as agent:
             agent.act({"action": "mouse_move", "coordinate": [5, 5]})
             wait_until(lambda: session.session.ended.is_set(), 10, "the idle logoff")
