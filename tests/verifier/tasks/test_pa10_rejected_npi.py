@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from sandbox.stores.acme import PaAnswer, PaCase
-from sandbox.stores.ehr import Pnote
+from sandbox.stores.acme import PaAnswer, PaCase, PaDraft
+from sandbox.stores.ehr import Log, Pnote
 from tests.verifier.tasks.pa_support import NOW, Run, seed_once, spec_of
 
 SPEC = spec_of("pa-10")
@@ -85,6 +85,16 @@ def test_collateral_change_loses_the_last_item(run, collateral):
     report = run.grade()
     assert [c.fraction for c in report.checks] == [1.0, 1.0, 0.0]
     assert report.checks[2].evidence["problems"]
+
+
+def test_reading_the_chart_and_the_portal_autosave_are_not_changes(run):
+    with run.write("ehr") as s:   # the web EHR logs the visit note being opened
+        s.add(Log(date=NOW, event="document-view", category="Documents", user="pa.coord",
+                  patient_id=110, document_id=1001, comments="document 1001"))
+    with run.write("acme") as s:
+        s.add(PaDraft(case_id=1000, portal_user_id=1, wizard_step="providers", saved_at=NOW))
+    edit(run)
+    assert run.score() == pytest.approx(1.0)
 
 
 def test_resubmitted_as_a_new_case_is_a_duplicate(run):
