@@ -26,7 +26,7 @@ import os
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QObject, QPoint, QRect, Qt
+from PySide6.QtCore import QModelIndex, QObject, QRect, Qt
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -299,7 +299,3 @@ def _name(request: dict) -> str:
     if not isinstance(name, str) or not name:
         raise ValueError("this op needs a non-empty 'name'")
     return name
-
-
-def global_point(widget: QWidget, x: int, y: int) -> QPoint:
-    return widget.mapToGlobal(QPoint(x, y))

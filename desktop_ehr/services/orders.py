@@ -10,7 +10,7 @@ button apply.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from desktop_ehr.services.catalog import Orderable, Reference, Sentence
 from desktop_ehr.services.parsing import format_datetime, format_number
@@ -258,11 +258,3 @@ def describe(draft: OrderDraft, ref: Reference, with_start: bool = True) -> str:
     if draft.stop_at:
         parts.append(f"until {format_datetime(draft.stop_at)}")
     return ", ".join(p for p in parts if p)
-
-
-def end_of_day(day: datetime) -> datetime:
-    return day.replace(hour=23, minute=59, second=0, microsecond=0)
-
-
-def next_minute(now: datetime) -> datetime:
-    return (now + timedelta(minutes=1)).replace(second=0, microsecond=0)

@@ -7,10 +7,9 @@ part of the client's contract (docs/desktop-ehr.md lists them).
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import datetime, time
 from typing import TypeVar
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -229,10 +228,3 @@ class DateTimeField(QWidget):
         mark_invalid(self.time_edit, bool(message))
         if self.error is not None:
             show_error(self.error, message)
-
-
-def today_of(ctx) -> date:
-    return ctx.today()
-
-
-ALIGN_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
