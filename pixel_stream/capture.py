@@ -122,10 +122,10 @@ class ScreenCapture:
     def request_fresh(self) -> Future:
         """Ask for the screen as of now; the future resolves to that ``Frame``."""
         fut: Future = Future()
-        if self._thread is None or self._stop.is_set():
-            fut.set_result(self.slot.latest)
-            return fut
         with self._fresh_lock:
+            if self._thread is None or self._stop.is_set() or self.slot.closed:
+                fut.set_result(self.slot.latest)
+                return fut
             self._fresh_requests.append(fut)
         self._wake()
         return fut
@@ -133,8 +133,10 @@ class ScreenCapture:
     async def fresh_frame(self) -> Frame:
         """``request_fresh`` for asyncio code."""
         frame = await asyncio.wrap_future(self.request_fresh())
-        if frame is None:
-            raise CaptureError(f"capture of {self.display_name} has stopped")
+        if frame is None or (self.slot.closed and not self._stop.is_set()):
+            raise CaptureError(
+                f"capture of {self.display_name} has stopped (did the display exit?)"
+            )
         return frame
 
     def __enter__(self) -> ScreenCapture:
@@ -169,7 +171,12 @@ class ScreenCapture:
                     closer()
                 except Exception:  # noqa: BLE001 - already broken
                     pass
-            self.slot.close()
+            with self._fresh_lock:
+                self.slot.close()
+                requests, self._fresh_requests = self._fresh_requests, []
+            for fut in requests:  # nobody waits forever for a capture that is gone
+                if not fut.done():
+                    fut.set_result(self.slot.latest)
 
     def _open(self):
         import mss

@@ -257,9 +257,22 @@ class PixelSession:
             await asyncio.sleep(0.005)
 
     async def stop(self) -> None:
-        """Close every client, stop the server, recording, encoders, input and capture."""
+        """Close every client, stop the server, recording, encoders, input and capture.
+
+        Each step runs even if an earlier one failed (a dead display must not leave the
+        capture thread or the server behind); failures are logged.
+        """
         if not self.ended.is_set():
             self._end("stopped")
+        for step in (self._stop_clients, self._stop_server, self._stop_recorder,
+                     self._stop_feeds, self._stop_keeper, self._stop_input,
+                     self._stop_capture):
+            try:
+                await step()
+            except Exception:  # noqa: BLE001 - keep stopping the rest
+                log.exception("stopping session %s: %s failed", self.name, step.__name__)
+
+    async def _stop_clients(self) -> None:
         for viewer in list(self._viewers.values()):
             await self._close_viewer(viewer)
         for ws in list(self._agents.values()):
@@ -268,31 +281,44 @@ class PixelSession:
         if self._idle_task is not None:
             self._idle_task.cancel()
             self._idle_task = None
+
+    async def _stop_server(self) -> None:
         if self._server is not None:
             self._server.request_exit()
         if self._serve_task is not None:
+            task, self._serve_task = self._serve_task, None
             try:
-                await asyncio.wait_for(self._serve_task, 5.0)
+                await asyncio.wait_for(task, 5.0)
             except (TimeoutError, Exception):  # noqa: BLE001
-                self._serve_task.cancel()
-            self._serve_task = None
+                task.cancel()
+
+    async def _stop_recorder(self) -> None:
         if self.recorder is not None:
-            await self.recorder.close()
-        for feed in self._feeds.values():
+            recorder, self.recorder = self.recorder, None
+            await recorder.close()
+
+    async def _stop_feeds(self) -> None:
+        feeds, self._feeds = list(self._feeds.values()), {}
+        for feed in feeds:
             await asyncio.to_thread(feed.stop)
-        self._feeds.clear()
+
+    async def _stop_keeper(self) -> None:
         if self._keeper is not None:
-            await asyncio.to_thread(self._keeper.stop)
-            self._keeper = None
-        if self.injector is not None:
-            injector, self.injector = self.injector, None
-            if self._input_pool is not None:
-                await self._loop.run_in_executor(self._input_pool, injector.close)
+            keeper, self._keeper = self._keeper, None
+            await asyncio.to_thread(keeper.stop)
+
+    async def _stop_input(self) -> None:
+        injector, self.injector = self.injector, None
+        pool, self._input_pool = self._input_pool, None
+        if injector is not None:
+            if pool is not None:
+                await self._loop.run_in_executor(pool, injector.close)
             else:
                 injector.close()
-        if self._input_pool is not None:
-            self._input_pool.shutdown(wait=True)
-            self._input_pool = None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    async def _stop_capture(self) -> None:
         if self.capture is not None:
             await asyncio.to_thread(self.capture.stop)
 

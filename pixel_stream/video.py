@@ -211,8 +211,9 @@ class EncodedFeed:
         with self._lock:
             self._sinks.add(sink)
             self._keyframe_wanted = True
+            # A thread about to exit for lack of subscribers sees this under the lock.
+            self._stop = False
             if self._thread is None:
-                self._stop = False
                 self._thread = threading.Thread(
                     target=self._run, name=f"encode-{self.codec}", daemon=True
                 )

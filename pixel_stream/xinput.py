@@ -308,7 +308,10 @@ class InputInjector:
             except Exception:  # noqa: BLE001 - the display may already be gone
                 pass
             finally:
-                self._conn.close()
+                try:
+                    self._conn.close()
+                except Exception:  # noqa: BLE001 - ditto
+                    pass
 
     def __enter__(self) -> InputInjector:
         return self

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from pixel_stream.capture import CaptureError
-from pixel_stream.client import AgentClient
+from pixel_stream.client import AgentAPIError, AgentClient
 from pixel_stream.display import Display
 from pixel_stream.procs import wait_until
 from pixel_stream.session import SessionThread
@@ -106,3 +106,22 @@ def test_serve_command_stops_on_sigterm():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(5)
+
+
+def test_agents_get_an_error_when_the_display_dies():
+    display = Display(window_manager=False).start()
+    try:
+        with SessionThread(display) as session, AgentClient(session.agent_url,
+                                                            session.token) as agent:
+            agent.screenshot()
+            display.stop()
+            wait_until(lambda: session.session.capture.slot.closed, 10, "capture to notice")
+            try:
+                agent.screenshot()
+            except AgentAPIError as exc:
+                assert exc.code == "internal" and "display" in exc.message
+            else:
+                raise AssertionError("a screenshot of a dead display succeeded")
+            agent.ping()  # the connection itself is fine
+    finally:
+        display.stop()
