@@ -155,7 +155,15 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
         "safebrowsing": {"enabled": False},
         "alternate_error_pages": {"enabled": False},
         "printing": {"enabled": False},
+        "incognito": {"mode_availability": 1},  # no private window without the lock-down
     }
+
+
+# The browser-wide half of the lock-down: no guest window and no new profile, which would
+# start without the profile's preferences.
+LOCAL_STATE = {"profile": {"browser_guest_enabled": False,
+                           "browser_add_person_enabled": False},
+               "browser": {"has_seen_welcome_page": True}}
 
 
 def chromium_switches(rules: str, *, width: int, height: int) -> list[str]:
@@ -194,6 +202,7 @@ def prepare_profile(profile: Path, preferences: dict[str, Any]) -> Path:
     (profile / "Default").mkdir(parents=True)
     (profile / "Default" / "Preferences").write_text(json.dumps(preferences, indent=1))
     (profile / "First Run").write_text("")
+    (profile / "Local State").write_text(json.dumps(LOCAL_STATE, indent=1))
     return profile
 
 

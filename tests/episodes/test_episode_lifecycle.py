@@ -26,6 +26,27 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _press(episode, keys: list[str]) -> None:
+    from pixel_stream.client import AgentClient
+
+    with AgentClient(episode.session.agent_url, episode.token, control="take") as agent:
+        for key in keys:
+            agent.act_and_observe({"action": "key", "text": key}, quiet_ms=300)
+
+
+def _client_windows(display_name: str) -> list[int]:
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        return sorted(prop.value) if prop is not None else []
+    finally:
+        conn.close()
+
+
 async def _blocked(context, url: str) -> str | None:
     """The error Chromium gives for ``url`` (None if the page loaded)."""
     page = await context.new_page()
@@ -85,6 +106,12 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             assert reset_s > 0 and episode.status == "running"
             assert (run / "attempts" / "1" / "report.json").exists()
             assert list((run / "output").iterdir()) == []
+            # no private window, no DevTools: keys through the agent API change nothing
+            windows, pages = _client_windows(episode.display.name), len(context.pages)
+            await asyncio.to_thread(_press, episode, ["ctrl+shift+n", "F12", "ctrl+shift+i"])
+            assert _client_windows(episode.display.name) == windows
+            assert len(context.pages) == pages
+            await asyncio.to_thread(_press, episode, ["Escape"])
             assert (await episode.finish()).score == 0
         finally:
             await episode.stop()
