@@ -27,7 +27,8 @@
     if (c) {
       $("connection").textContent = `${c.agent_url}?token=${c.token}`;
       $("snippet").textContent = `from pixel_stream.client import AgentClient\n` +
-        `agent = AgentClient("${c.agent_url}", "${c.token}")\nshot = agent.screenshot()`;
+        `agent = AgentClient("${c.agent_url}", "${c.token}", control="take")\n` +
+        `shot = agent.screenshot()`;
       if (viewerUrl !== c.viewer_url) { viewerUrl = c.viewer_url; $("workstation").src = c.viewer_url; }
       $("placeholder").hidden = true;
     }
