@@ -422,3 +422,34 @@ def test_place_new_order_box_opens_the_search(qtbot, hs_window, monkeypatch):
     qtbot.keyClicks(workspace.orders.search, "cbc")
     qtbot.keyClick(workspace.orders.search, Qt.Key.Key_Return)
     assert seen == ["cbc"]
+
+
+def test_closing_a_chart_with_unsigned_orders_asks(qtbot, hs_window, prompts):
+    shown, answers = prompts
+    shell = hs_window.shell
+    chart = shell.open_patient(1)
+    chart.pending.add(draft_for(chart.ref.orderables[101], chart.ctx.now(), chart.ref))
+    answers["unsignedOrders"] = "cancel"
+    assert not shell.close_patient(1)
+    assert 1 in shell.charts
+    answers["unsignedOrders"] = "discard"
+    assert shell.close_patient(1)
+    assert 1 not in shell.charts
+    assert [n for n, _ in shown] == ["unsignedOrders", "unsignedOrders"]
+    assert audit_rows(hs_window.ctx.run_dir, "hyperspace", channel=None) == []
+
+
+def test_reset_reads_a_store_restored_in_place(qtbot, hs_window):
+    from desktop_ehr.services import chart_lists
+    from sandbox.seeding import restore
+    from tests.desktop_ehr.conftest import login
+
+    chart = hs_window.shell.open_patient(1)
+    chart.pending.add(draft_for(chart.ref.orderables[101], chart.ctx.now(), chart.ref))
+    assert chart.sign()
+    before = len(chart_lists.orders(hs_window.ctx, 1))
+    restore(hs_window.ctx.run_dir)
+    hs_window.reset()
+    login(hs_window, "hyperspace")
+    assert len(chart_lists.orders(hs_window.ctx, 1)) == before - 1
+    assert hs_window.ctx.store.verify_audit().ok
