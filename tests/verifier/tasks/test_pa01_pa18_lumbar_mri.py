@@ -171,3 +171,18 @@ def test_rows_of_another_episode_do_not_count(run):
     report = run.grade()
     assert report.score == pytest.approx(CODES + ANSWERS + ATTACH)
     assert "episode ep-other" in report.channel["exclusions"][0]["reason"]
+
+
+@pytest.fixture
+def api_run(seeded, tmp_path):
+    return Run(spec_of("pa-18"), seeded["pa-18"], tmp_path / "run")
+
+
+@pytest.mark.parametrize("submission, expected", [
+    ({"service_code": "72158"}, CODES / 2 + ANSWERS + ATTACH + REF),
+    ({"answers": {**GOLD, "pt_weeks": "12"}}, CODES + ANSWERS * 8 / 9 + ATTACH + REF),
+    ({"docs": (1002, 1003, 1001)}, CODES + ANSWERS + ATTACH * 2 / 3 + REF),
+])
+def test_api_control_grades_each_item_as_pa01(api_run, submission, expected):
+    solve(api_run, **submission)
+    assert api_run.score() == pytest.approx(expected)
