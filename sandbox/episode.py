@@ -27,7 +27,6 @@ import logging
 import os
 import secrets
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -39,6 +38,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.catalog import TaskSpec
 from sandbox.clock import SandboxClock, SharedClock
+from sandbox.episode_procs import (
+    alive,
+    descendants,
+    free_port,
+    has_window,
+    http_answers,
+    pids_with_argument,
+    reap,
+)
 from sandbox.seeding import check_variant, restore, seed_task, task_inputs
 from sandbox.workstation import Workstation, task_sites, task_tabs
 
@@ -120,12 +128,6 @@ class EpisodeResult:
 
 def new_episode_id() -> str:
     return "ep-" + secrets.token_hex(6)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 class Episode:
@@ -309,7 +311,7 @@ class Episode:
             self._remember(self.portal.pid)
             try:
                 await asyncio.to_thread(
-                    wait_until, lambda p=port: _http_answers(p), self.config.start_timeout_s,
+                    wait_until, lambda p=port: http_answers(p), self.config.start_timeout_s,
                     f"portal_web to answer on port {port}", 0.05, self.portal)
             except Exception as exc:
                 tail = self.portal.stderr_tail()
@@ -345,7 +347,7 @@ class Episode:
                            inspector if "{inspector}" in " ".join(command) else None)
         self.apps[system] = app
         await asyncio.to_thread(
-            wait_until, lambda: _has_window(display.name), self.config.start_timeout_s,
+            wait_until, lambda: has_window(display.name), self.config.start_timeout_s,
             f"the {system} app's window", 0.05, process)
         if app.inspector is not None:
             await asyncio.to_thread(
@@ -398,9 +400,9 @@ class Episode:
         """Chromium and its helpers are children of Playwright's driver: find them by the
         episode's profile folder on their command line (and their children)."""
         marker = str(self.run_dir / "home" / ".config")
-        for pid in _pids_with_argument(marker):
+        for pid in pids_with_argument(marker):
             self._known_pids.add(pid)
-            self._known_pids.update(_descendants(pid))
+            self._known_pids.update(descendants(pid))
 
     def process_ids(self) -> set[int]:
         """Every process this episode started that is still alive (for leak checks)."""
@@ -409,7 +411,7 @@ class Episode:
         for display in [self.display, *(a.display for a in self.apps.values())]:
             if display is not None:
                 pids.update(display.pids)
-        return {p for p in pids if _alive(p)}
+        return {p for p in pids if alive(p)}
 
     def _processes(self) -> list[tuple[str, Any]]:
         procs = [("portal_web", self.portal)] if self.portal else []
@@ -512,7 +514,7 @@ class Episode:
                                      log_path=self.logs_dir / f"{app.system}.log").start()
         self._remember(app.process.pid)
         await asyncio.to_thread(
-            wait_until, lambda: _has_window(app.display.name), self.config.start_timeout_s,
+            wait_until, lambda: has_window(app.display.name), self.config.start_timeout_s,
             f"the {app.system} app's window", 0.05, app.process)
         if app.inspector is not None:
             await asyncio.to_thread(wait_until, app.inspector.exists,
@@ -654,7 +656,7 @@ class Episode:
             await asyncio.to_thread(self.display.stop)
         if self._sockets_dir is not None:
             shutil.rmtree(self._sockets_dir, ignore_errors=True)
-        await asyncio.to_thread(_reap, self._known_pids)
+        await asyncio.to_thread(reap, self._known_pids)
         if self.status != "failed":
             self._set_status("stopped")
 
@@ -694,92 +696,6 @@ def _child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
-
-
-def _http_answers(port: int) -> bool:
-    """True once something answers HTTP on the port (any status)."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"GET / HTTP/1.0\r\nHost: workspace.local\r\n\r\n")
-            return sock.recv(12).startswith(b"HTTP/")
-    except OSError:
-        return False
-
-
-def _has_window(display_name: str) -> bool:
-    """True once the display's window manager lists at least one client window."""
-    from Xlib import X
-    from Xlib import display as xdisplay
-
-    try:
-        conn = xdisplay.Display(display_name)
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
-    try:
-        root = conn.screen().root
-        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
-        return prop is not None and len(prop.value) > 0
-    finally:
-        conn.close()
-
-
-def _proc_stat(pid: int) -> tuple[str, int] | None:
-    """(state, ppid) of a process from /proc, or None when it is gone."""
-    try:
-        data = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = data[data.rfind(")") + 2:].split()
-    return fields[0], int(fields[1])
-
-
-def _alive(pid: int) -> bool:
-    stat = _proc_stat(pid)
-    return stat is not None and stat[0] not in ("Z", "X")
-
-
-def _descendants(root: int) -> set[int]:
-    """Live descendants of a process (a /proc scan; no psutil)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = _proc_stat(int(entry.name))
-            if stat is not None and stat[0] not in ("Z", "X"):
-                children.setdefault(stat[1], []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _pids_with_argument(text: str) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if text.encode() in cmdline and _alive(int(entry.name)):
-                found.add(int(entry.name))
-    return found
-
-
-def _reap(pids: set[int]) -> None:
-    """Kill what is left of the episode's processes (last resort after an orderly stop)."""
-    import signal
-
-    deadline = time.monotonic() + 3.0
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
-        time.sleep(0.05)
-    for pid in pids:
-        if _alive(pid):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
 
 
 def _describe_error(exc: BaseException) -> str:

@@ -1,0 +1,102 @@
+"""The processes of an episode, seen from /proc and X (no psutil): which are alive, which
+belong to it, when a server answers, when an app has a window.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def http_answers(port: int) -> bool:
+    """True once something answers HTTP on the port (any status)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"GET / HTTP/1.0\r\nHost: workspace.local\r\n\r\n")
+            return sock.recv(12).startswith(b"HTTP/")
+    except OSError:
+        return False
+
+
+def has_window(display_name: str) -> bool:
+    """True once the display's window manager lists at least one client window."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    try:
+        conn = xdisplay.Display(display_name)
+    except Exception:  # noqa: BLE001 - not up yet
+        return False
+    try:
+        root = conn.screen().root
+        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        return prop is not None and len(prop.value) > 0
+    finally:
+        conn.close()
+
+
+def proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, ppid) of a process from /proc, or None when it is gone."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = data[data.rfind(")") + 2:].split()
+    return fields[0], int(fields[1])
+
+
+def alive(pid: int) -> bool:
+    stat = proc_stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+def descendants(root: int) -> set[int]:
+    """Live descendants of a process (a /proc scan; no psutil)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = proc_stat(int(entry.name))
+            if stat is not None and stat[0] not in ("Z", "X"):
+                children.setdefault(stat[1], []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def pids_with_argument(text: str) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline and alive(int(entry.name)):
+                found.add(int(entry.name))
+    return found
+
+
+def reap(pids: set[int]) -> None:
+    """Kill what is left of the episode's processes (last resort after an orderly stop)."""
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if alive(pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,188 @@
+"""The workstation's taskbar: one button per window and the sandbox date and time.
+
+A bottom dock (``_NET_WM_WINDOW_TYPE_DOCK`` with a strut, so maximized windows stay above
+it). The window manager has no key bindings — every key goes to the applications — so
+this is how an agent or an annotator switches between the browser and the Citrix window.
+It reacts to X property changes only (no polling), and publishes where each button is on
+the root window (``_EHR_TASKBAR_BUTTONS``) for the oracle's locator, like a screen reader.
+
+Run by the episode as ``python -m sandbox.taskbar --clock RUN/clock.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+TASKBAR_HEIGHT = 30
+
+
+def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
+    """A bottom dock: one button per top-level window, the sandbox date and time.
+
+    It is how the agent switches between the browser and the Citrix Workspace window (the
+    window manager has no key bindings: every key goes to the applications).
+    """
+    from PySide6.QtCore import QSocketNotifier, Qt, QTimer
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
+    from Xlib import X, Xatom
+    from Xlib import display as xdisplay
+    from Xlib.protocol import event as xevent
+
+    from sandbox.clock import SharedClock
+
+    app = QApplication(["taskbar"])
+    screen = app.primaryScreen().geometry()
+    conn = xdisplay.Display()
+    root = conn.screen().root
+    atom = conn.intern_atom
+    client_list, active = atom("_NET_CLIENT_LIST"), atom("_NET_ACTIVE_WINDOW")
+    net_name, utf8 = atom("_NET_WM_NAME"), atom("UTF8_STRING")
+    buttons_atom = atom("_EHR_TASKBAR_BUTTONS")
+    root.change_attributes(event_mask=X.PropertyChangeMask)
+    clock = SharedClock(clock_path)
+
+    bar = QWidget(None, Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowStaysOnTopHint
+                  | Qt.WindowType.WindowDoesNotAcceptFocus)
+    bar.setObjectName("taskbar")
+    bar.setAccessibleName("Taskbar")
+    bar.setAttribute(Qt.WidgetAttribute.WA_X11NetWmWindowTypeDock)
+    bar.setStyleSheet(
+        "QWidget#taskbar { background: #1f2a36; }"
+        "QPushButton { color: #f0f4f8; background: #34475c; border: 1px solid #4d6580;"
+        " border-radius: 3px; padding: 2px 10px; text-align: left; }"
+        "QPushButton:checked { background: #5a7a9c; }"
+        "QLabel { color: #f0f4f8; padding: 0 10px; }")
+    layout = QHBoxLayout(bar)
+    layout.setContentsMargins(4, 3, 4, 3)
+    layout.setSpacing(4)
+    buttons: dict[int, QPushButton] = {}
+    stretch = QWidget()
+    layout.addWidget(stretch, 1)
+    time_label = QLabel()
+    time_label.setObjectName("taskbar-clock")
+    time_label.setFont(QFont("DejaVu Sans", 9))
+    layout.addWidget(time_label)
+    bar.setGeometry(0, screen.height() - height, screen.width(), height)
+    bar.show()
+    wid = int(bar.winId())
+    window = conn.create_resource_object("window", wid)
+    window.change_property(atom("_NET_WM_STRUT_PARTIAL"), Xatom.CARDINAL, 32,
+                           [0, 0, 0, height, 0, 0, 0, 0, 0, 0, 0, screen.width() - 1])
+    window.change_property(atom("_NET_WM_STRUT"), Xatom.CARDINAL, 32, [0, 0, 0, height])
+    conn.flush()
+
+    def title_of(win_id: int) -> str:
+        win = conn.create_resource_object("window", win_id)
+        try:
+            prop = win.get_full_property(net_name, utf8)
+            if prop is not None and prop.value:
+                value = prop.value
+                return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+            return win.get_wm_name() or "window"
+        except Exception:  # noqa: BLE001 - the window is gone
+            return ""
+
+    def activate(win_id: int) -> None:
+        win = conn.create_resource_object("window", win_id)
+        message = xevent.ClientMessage(window=win, client_type=active,
+                                       data=(32, [2, X.CurrentTime, 0, 0, 0]))
+        root.send_event(message, event_mask=X.SubstructureRedirectMask
+                        | X.SubstructureNotifyMask)
+        conn.flush()
+
+    def refresh() -> None:
+        prop = root.get_full_property(client_list, X.AnyPropertyType)
+        ids = [w for w in (list(prop.value) if prop is not None else []) if w != wid]
+        prop = root.get_full_property(active, X.AnyPropertyType)
+        current = prop.value[0] if prop is not None and len(prop.value) else 0
+        for gone in set(buttons) - set(ids):
+            buttons.pop(gone).deleteLater()
+        for position, win_id in enumerate(ids):
+            button = buttons.get(win_id)
+            if button is None:
+                button = QPushButton()
+                button.setCheckable(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                button.setMaximumWidth(260)
+                button.clicked.connect(lambda _=False, w=win_id: activate(w))
+                try:  # title changes arrive as PropertyNotify on the window itself
+                    conn.create_resource_object("window", win_id).change_attributes(
+                        event_mask=X.PropertyChangeMask)
+                except Exception:  # noqa: BLE001 - it vanished meanwhile
+                    pass
+                buttons[win_id] = button
+                layout.insertWidget(position, button)
+            title = title_of(win_id)
+            short = title if len(title) <= 34 else title[:33] + "…"
+            if button.text() != short:
+                button.setText(short)
+                button.setObjectName(f"taskbar-window-{position}")
+                button.setAccessibleName(title)
+            button.setChecked(win_id == current)
+        publish_soon.start()
+
+    published = {"value": b""}
+
+    def publish() -> None:
+        """Where each button is, for the oracle's locator (read-only, like a screen reader);
+        written only when it changed (the write itself is a property change we hear)."""
+        layout_of = []
+        for win_id, button in buttons.items():
+            top_left = button.mapToGlobal(button.rect().topLeft())
+            layout_of.append({"window": win_id, "box": [top_left.x(), top_left.y(),
+                                                        button.width(), button.height()]})
+        value = json.dumps(layout_of).encode()
+        if value != published["value"]:
+            published["value"] = value
+            root.change_property(buttons_atom, Xatom.STRING, 8, value)
+            conn.flush()
+
+    watched = {client_list, active, net_name, atom("WM_NAME")}
+
+    def on_x_events() -> None:
+        changed = False
+        while conn.pending_events():
+            event = conn.next_event()
+            if event.type == X.PropertyNotify and event.atom in watched:
+                changed = True
+        if changed:
+            refresh()
+
+    notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read)
+    notifier.activated.connect(on_x_events)
+
+    def tick() -> None:
+        now = clock.now()
+        label = now.strftime("%a %m/%d/%Y  %I:%M %p").replace("  0", "  ")
+        if time_label.text() != label:
+            time_label.setText(label)
+        timer.start((60 - now.second) * 1000 - now.microsecond // 1000 + 5)
+
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(tick)
+    publish_soon = QTimer()  # after the layout has placed the buttons
+    publish_soon.setSingleShot(True)
+    publish_soon.setInterval(0)
+    publish_soon.timeout.connect(publish)
+    refresh()
+    tick()
+    return app.exec()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sandbox.taskbar",
+                                     description="the workstation's taskbar (on $DISPLAY)")
+    parser.add_argument("--clock", type=Path, required=True, help="the episode's clock.json")
+    parser.add_argument("--height", type=int, default=TASKBAR_HEIGHT)
+    args = parser.parse_args(argv)
+    return run_taskbar(args.clock, args.height)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
