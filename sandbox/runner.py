@@ -102,8 +102,13 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
         result = await episode.finish()
         if agent_error:
             result.error = agent_error
-    except EpisodeError as exc:
-        result = _failed(episode, str(exc) if episode.failure is None else episode.failure)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a crashed app surfaces as any error
+        reason = episode.failure or (str(exc) if isinstance(exc, EpisodeError)
+                                     else f"{type(exc).__name__}: {exc}")
+        log.warning("%s: the episode failed: %s", spec.alias, reason)
+        result = _failed(episode, reason)
     finally:
         await episode.stop()
     result.ready_s = None if episode.ready_s is None else round(episode.ready_s, 3)
@@ -322,7 +327,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
     except json.JSONDecodeError:
         row = None
     if row is None:
-        tail = log_path.read_text(errors="replace")[-1500:].strip()
+        tail = _log_tail(log_path)
         row = {"task": job.spec.id, "alias": job.spec.alias, "variant": job.variant,
                "status": "failed", "score": None, "duration_s": round(time.monotonic() -
                                                                       started, 3),
@@ -331,6 +336,14 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
     row["agent"] = str(agent)
     row["wall_s"] = round(time.monotonic() - started, 3)
     return row
+
+
+def _log_tail(path: Path, limit: int = 1500) -> str:
+    """The end of a job's log without the browser's routine complaints (D-Bus, GPU)."""
+    noise = ("[pid=", "ERROR:dbus", "viz_main_impl", "command_buffer_proxy")
+    lines = [line for line in path.read_text(errors="replace").splitlines()
+             if not any(n in line for n in noise)]
+    return "\n".join(lines)[-limit:].strip()
 
 
 async def _stop_children(children: set) -> None:
