@@ -359,8 +359,10 @@ class PixelSession:
             raise SessionError("the session is stopped")
         return await self._loop.run_in_executor(self._input_pool, fn, *args)
 
-    def note_input(self, client_id: str, kind: str, event: dict, seq_before: int) -> None:
+    def note_input(self, client_id: str, kind: str, event: dict | None, seq_before: int) -> None:
         """Every injected input passes here: idle timer and trace."""
+        if event is None:  # accepted but nothing injected (a dead key)
+            return
         self.last_input_at = time.monotonic()
         if self.recorder is not None:
             self.recorder.record(client_id, kind, event, seq_before)

@@ -105,7 +105,10 @@ class ViewerInput:
         self._run = run
         self._pressed: dict[str, int] = {}  # DOM code (or key) -> keycode
 
-    async def apply(self, event: dict[str, Any]) -> None:
+    async def apply(self, event: dict[str, Any] | None) -> None:
+        """Inject one parsed message (None, a dead key or AltGr, injects nothing)."""
+        if event is None:
+            return
         kind = event["t"]
         inj = self._injector
         if kind == "move":
