@@ -51,11 +51,15 @@ def _import(path: Path, name: str) -> ModuleType:
     if module_spec is None or module_spec.loader is None:
         raise VerifyError(f"{path}: cannot be imported as a Python module")
     module = importlib.util.module_from_spec(module_spec)
+    # registered while it runs: dataclasses and typing look the module up by name
+    sys.modules[name] = module
     try:
         module_spec.loader.exec_module(module)
     except SyntaxError as exc:
+        sys.modules.pop(name, None)
         raise VerifyError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
     except Exception as exc:
+        sys.modules.pop(name, None)
         line = next((f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__))
                      if Path(f.filename) == path), None)
         where = f"{path}:{line}" if line else str(path)

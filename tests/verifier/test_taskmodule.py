@@ -77,3 +77,9 @@ def test_patients_override_is_validated(tmp_path):
     spec = make_task(tmp_path / "b", THREE + "\nPATIENTS = '402051'\n", credit=CREDIT)
     with pytest.raises(VerifyError, match="PATIENTS must map"):
         load_checks(spec)
+
+
+def test_a_verify_module_may_define_dataclasses(tmp_path):
+    source = "from dataclasses import dataclass\n\n@dataclass\nclass Case:\n    n: int\n" + THREE
+    spec = make_task(tmp_path, source, credit=CREDIT)
+    assert len(load_checks(spec).checks) == 3
