@@ -6,7 +6,7 @@ input is injected in order), the controller seat, the optional trace recorder, a
 HTTP/WebSocket server (Starlette on uvicorn) with
 
 * ``GET /?token=..``       the receiver page (WebRTC video, input forwarding);
-* ``WS  /rtc``             WebRTC signalling for the receiver page;
+* ``WS  /rtc``             WebRTC signalling for the receiver page (``viewers.py``);
 * ``WS  /agent``           the agent API (docs/agent-api.md);
 * ``GET /status?token=..`` a JSON description of the session.
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import secrets
 import socket
@@ -41,9 +40,8 @@ from pixel_stream.display import Display
 from pixel_stream.imaging import ScreenshotCache
 from pixel_stream.policy import SessionPolicy
 from pixel_stream.recording import TraceRecorder
-from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
 from pixel_stream.video import EncodedFeed
-from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
+from pixel_stream.viewers import ViewerConnection, send_json
 from pixel_stream.xinput import InputInjector
 
 log = logging.getLogger(__name__)
@@ -59,8 +57,6 @@ PAGE_HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
 }
-OFFER_TIMEOUT_S = 30.0
-MAX_VIEWER_QUEUE = 256
 
 
 class SessionError(RuntimeError):
@@ -89,22 +85,6 @@ class _Server(uvicorn.Server):
     def request_exit(self) -> None:
         self.should_exit = True
         self.exit_requested.set()
-
-
-class _Viewer:
-    """One connected receiver page."""
-
-    def __init__(self, client_id: str, ws: WebSocket, track: ScreenVideoTrack) -> None:
-        self.client_id = client_id
-        self.ws = ws
-        self.track = track
-        self.pc = None
-        self.codec: str | None = None
-        self.channel = None
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_VIEWER_QUEUE)
-        self.input: ViewerInput | None = None
-        self.worker: asyncio.Task | None = None
-        self.closed = False
 
 
 class PixelSession:
@@ -154,7 +134,7 @@ class PixelSession:
         self.recorder: TraceRecorder | None = None
         self.screenshots = ScreenshotCache()
         self._feeds: dict[str, EncodedFeed] = {}
-        self._viewers: dict[str, _Viewer] = {}
+        self._viewers: dict[str, ViewerConnection] = {}
         self._agents: dict[str, WebSocket] = {}
         self._ids = itertools.count(1)
         self._input_pool: ThreadPoolExecutor | None = None
@@ -466,17 +446,12 @@ class PixelSession:
         return JSONResponse(self.describe())
 
     async def _notify(self, ws: WebSocket, message: dict[str, Any]) -> None:
-        with contextlib.suppress(Exception):
-            await ws.send_text(json.dumps(message))
+        await send_json(ws, message)
 
     def _broadcast_roles(self) -> None:
         self._clients_changed.set()
         for viewer in list(self._viewers.values()):
-            role = self.seat.role(viewer.client_id)
-            asyncio.ensure_future(self._notify(viewer.ws, {"type": "role", "role": role}))
-            if viewer.channel is not None and viewer.channel.readyState == "open":
-                with contextlib.suppress(Exception):
-                    viewer.channel.send(json.dumps({"t": "role", "role": role}))
+            viewer.send_role()
 
     def _client_id(self, requested: Any, prefix: str) -> str:
         """The requested id (a reconnecting client reuses its id), else a new one."""
@@ -546,162 +521,10 @@ class PixelSession:
             await self._reject(ws, f"session ended: {self.end_reason}")
             return
         await ws.accept()
-        try:
-            offer = json.loads(await asyncio.wait_for(ws.receive_text(), OFFER_TIMEOUT_S))
-        except (TimeoutError, json.JSONDecodeError, WebSocketDisconnect, KeyError) as exc:
-            await self._notify(ws, {"type": "error", "message": f"expected an offer: {exc}"})
-            await ws.close(1002)
-            return
-        if not isinstance(offer, dict) or offer.get("type") != "offer" or not isinstance(
-            offer.get("sdp"), str
-        ):
-            await self._notify(ws, {
-                "type": "error",
-                "message": 'the first message must be {"type": "offer", "sdp": "..."}',
-            })
-            await ws.close(1002)
-            return
-        client_id = self._client_id(offer.get("client_id"), "viewer")
-        await self._replace_connection(client_id)
-        view_only = bool(offer.get("view_only"))
-        viewer = _Viewer(client_id, ws, ScreenVideoTrack(self._feed))
-        try:
-            viewer.pc, answer, viewer.codec = await negotiate_viewer(offer["sdp"], viewer.track)
-        except Exception as exc:  # noqa: BLE001 - tell the page why
-            await self._notify(ws, {"type": "error", "message": f"cannot answer the offer: {exc}"})
-            await ws.close(1002)
-            viewer.track.stop()
-            return
-        viewer.input = ViewerInput(self.injector, self.run_input)
-        viewer.worker = asyncio.create_task(self._viewer_worker(viewer))
-        self._attach_channel(viewer)
-        self._viewers[client_id] = viewer
-        self.last_connect_at = time.monotonic()
-        role = self.seat.connect(client_id, "viewer", wants_control=not view_only)
-        await ws.send_text(json.dumps({
-            "type": "answer", "sdp": answer, "codec": viewer.codec,
-            "client_id": client_id, "role": role, "width": self.width, "height": self.height,
-        }))
-        self._broadcast_roles()
-        try:
-            while True:
-                text = await ws.receive_text()
-                await self._viewer_control(viewer, text)
-        except (WebSocketDisconnect, RuntimeError):
-            pass
-        finally:
-            await self._close_viewer(viewer)
+        await ViewerConnection(self, ws).serve()
 
-    async def _viewer_control(self, viewer: _Viewer, text: str) -> None:
-        try:
-            message = json.loads(text)
-        except json.JSONDecodeError:
-            await self._notify(viewer.ws, {"type": "error", "message": "not JSON"})
-            return
-        kind = message.get("type") if isinstance(message, dict) else None
-        if kind == "take_control":
-            self.seat.take(viewer.client_id)
-            self._broadcast_roles()
-        elif kind == "release_control":
-            self.seat.release(viewer.client_id)
-            self._broadcast_roles()
-        elif kind == "ping":
-            await self._notify(viewer.ws, {"type": "pong", "ts": message.get("ts")})
-        else:
-            await self._notify(viewer.ws, {
-                "type": "error",
-                "message": f"unknown message type {kind!r}; known: take_control, "
-                "release_control, ping",
-            })
-
-    def _attach_channel(self, viewer: _Viewer) -> None:
-        @viewer.pc.on("datachannel")
-        def on_datachannel(channel) -> None:
-            viewer.channel = channel
-            channel.send(json.dumps({"t": "role", "role": self.seat.role(viewer.client_id)}))
-
-            @channel.on("message")
-            def on_message(message) -> None:
-                self._viewer_message(viewer, channel, message)
-
-        @viewer.pc.on("connectionstatechange")
-        async def on_state() -> None:
-            if viewer.pc.connectionState in ("failed", "closed"):
-                await self._close_viewer(viewer)
-
-    def _viewer_message(self, viewer: _Viewer, channel, message: Any) -> None:
-        def reply(payload: dict[str, Any]) -> None:
-            if channel.readyState == "open":
-                channel.send(json.dumps(payload))
-
-        if not isinstance(message, str):
-            reply({"t": "error", "message": "send input as JSON text"})
-            return
-        try:
-            msg = json.loads(message)
-        except json.JSONDecodeError:
-            reply({"t": "error", "code": "bad_json", "message": "input message is not JSON"})
-            return
-        if isinstance(msg, dict) and msg.get("t") == "ping":
-            reply({"t": "pong", "id": msg.get("id"), "ts": msg.get("ts")})
-            return
-        if self.ended.is_set():
-            reply({"t": "error", "code": "session_ended", "message": str(self.end_reason)})
-            return
-        try:
-            event = parse_viewer_input(msg, self.width, self.height)
-        except ViewerInputError as exc:
-            reply({"t": "error", "code": exc.code, "message": str(exc)})
-            return
-        if event is None:
-            return
-        if not self.seat.may_input(viewer.client_id):
-            if event["t"] != "move":
-                reply({
-                    "t": "error", "code": "view_only",
-                    "message": f"view-only: client {self.seat.holder!r} has control",
-                })
-            return
-        try:
-            viewer.queue.put_nowait(event)
-        except asyncio.QueueFull:
-            reply({"t": "error", "code": "busy", "message": "input dropped: too much queued"})
-
-    async def _viewer_worker(self, viewer: _Viewer) -> None:
-        while True:
-            event = await viewer.queue.get()
-            if event is None:
-                return
-            seq_before = self.capture.slot.latest.seq
-            try:
-                await viewer.input.apply(event)
-            except Exception as exc:  # noqa: BLE001 - report and keep serving
-                if viewer.channel is not None and viewer.channel.readyState == "open":
-                    viewer.channel.send(json.dumps({"t": "error", "message": str(exc)}))
-                continue
-            record = {k: v for k, v in event.items() if k != "keysym"}
-            self.note_input(viewer.client_id, "input", record, seq_before)
-
-    async def _close_viewer(self, viewer: _Viewer) -> None:
-        if viewer.closed:
-            return
-        viewer.closed = True
-        registered = self._viewers.get(viewer.client_id) is viewer
-        if registered:
-            del self._viewers[viewer.client_id]
-        if viewer.worker is not None:
-            viewer.worker.cancel()
-        if viewer.input is not None and self._input_pool is not None:
-            with contextlib.suppress(Exception):
-                await viewer.input.release_all()
-        viewer.track.stop()
-        if viewer.pc is not None:
-            with contextlib.suppress(Exception):
-                await viewer.pc.close()
-        with contextlib.suppress(Exception):
-            await viewer.ws.close()
-        if registered:
-            self._client_left(viewer.client_id)
+    async def _close_viewer(self, viewer: ViewerConnection) -> None:
+        await viewer.close()
 
 
 class SessionThread:

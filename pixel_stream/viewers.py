@@ -1,0 +1,233 @@
+"""One receiver page connected to a session: signalling, the peer, its input channel.
+
+The page opens ``/rtc`` and sends ``{"type": "offer", "sdp", "client_id", "view_only"}``;
+the answer comes back with the codec, the client id and the page's role. The WebSocket
+then stays open for control (``take_control``, ``release_control``) and for the server's
+``role``/``ended``/``error`` events; its closing is how the session learns that the
+viewer left. Input arrives on the WebRTC data channel ``input``: messages are checked
+(``viewer_input``), refused for view-only clients, queued (bounded) and injected in order
+by one task per viewer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
+from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
+
+if TYPE_CHECKING:
+    from pixel_stream.session import PixelSession
+
+OFFER_TIMEOUT_S = 30.0
+MAX_VIEWER_QUEUE = 256
+
+
+async def send_json(ws: WebSocket, message: dict[str, Any]) -> None:
+    """Send a JSON event, ignoring a connection that is already gone."""
+    with contextlib.suppress(Exception):
+        await ws.send_text(json.dumps(message))
+
+
+class ViewerConnection:
+    """Serves one receiver page for a session."""
+
+    def __init__(self, session: PixelSession, ws: WebSocket) -> None:
+        self.session = session
+        self.ws = ws
+        self.client_id = ""
+        self.track = ScreenVideoTrack(session._feed)
+        self.pc = None
+        self.codec: str | None = None
+        self.channel = None
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_VIEWER_QUEUE)
+        self.input: ViewerInput | None = None
+        self.worker: asyncio.Task | None = None
+        self.closed = False
+
+    # -- signalling --------------------------------------------------------------------
+    async def _read_offer(self) -> dict[str, Any] | None:
+        ws = self.ws
+        try:
+            offer = json.loads(await asyncio.wait_for(ws.receive_text(), OFFER_TIMEOUT_S))
+        except (TimeoutError, json.JSONDecodeError, WebSocketDisconnect, KeyError) as exc:
+            await send_json(ws, {"type": "error", "message": f"expected an offer: {exc}"})
+            return None
+        if not isinstance(offer, dict) or offer.get("type") != "offer" or not isinstance(
+            offer.get("sdp"), str
+        ):
+            await send_json(ws, {
+                "type": "error",
+                "message": 'the first message must be {"type": "offer", "sdp": "..."}',
+            })
+            return None
+        return offer
+
+    async def serve(self) -> None:
+        """Answer the offer, then serve control messages until the page goes away."""
+        session, ws = self.session, self.ws
+        offer = await self._read_offer()
+        if offer is None:
+            self.track.stop()
+            await ws.close(1002)
+            return
+        self.client_id = session._client_id(offer.get("client_id"), "viewer")
+        await session._replace_connection(self.client_id)
+        try:
+            self.pc, answer, self.codec = await negotiate_viewer(offer["sdp"], self.track)
+        except Exception as exc:  # noqa: BLE001 - tell the page why
+            await send_json(ws, {"type": "error", "message": f"cannot answer the offer: {exc}"})
+            await ws.close(1002)
+            self.track.stop()
+            return
+        self.input = ViewerInput(session.injector, session.run_input)
+        self.worker = asyncio.create_task(self._inject_queued())
+        self._attach_channel()
+        session._viewers[self.client_id] = self
+        session.last_connect_at = time.monotonic()
+        role = session.seat.connect(self.client_id, "viewer",
+                                    wants_control=not offer.get("view_only"))
+        await ws.send_text(json.dumps({
+            "type": "answer", "sdp": answer, "codec": self.codec, "client_id": self.client_id,
+            "role": role, "width": session.width, "height": session.height,
+        }))
+        session._broadcast_roles()
+        try:
+            while True:
+                await self._control(await ws.receive_text())
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            await self.close()
+
+    async def _control(self, text: str) -> None:
+        seat = self.session.seat
+        try:
+            message = json.loads(text)
+        except json.JSONDecodeError:
+            await send_json(self.ws, {"type": "error", "message": "not JSON"})
+            return
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "take_control":
+            seat.take(self.client_id)
+            self.session._broadcast_roles()
+        elif kind == "release_control":
+            seat.release(self.client_id)
+            self.session._broadcast_roles()
+        elif kind == "ping":
+            await send_json(self.ws, {"type": "pong", "ts": message.get("ts")})
+        else:
+            await send_json(self.ws, {
+                "type": "error",
+                "message": f"unknown message type {kind!r}; known: take_control, "
+                "release_control, ping",
+            })
+
+    def send_role(self) -> None:
+        role = self.session.seat.role(self.client_id)
+        asyncio.ensure_future(send_json(self.ws, {"type": "role", "role": role}))
+        if self.channel is not None and self.channel.readyState == "open":
+            with contextlib.suppress(Exception):
+                self.channel.send(json.dumps({"t": "role", "role": role}))
+
+    # -- input -------------------------------------------------------------------------
+    def _attach_channel(self) -> None:
+        @self.pc.on("datachannel")
+        def on_datachannel(channel) -> None:
+            self.channel = channel
+            channel.send(json.dumps({"t": "role", "role": self.session.seat.role(self.client_id)}))
+
+            @channel.on("message")
+            def on_message(message) -> None:
+                self._on_input(channel, message)
+
+        @self.pc.on("connectionstatechange")
+        async def on_state() -> None:
+            if self.pc.connectionState in ("failed", "closed"):
+                await self.close()
+
+    def _on_input(self, channel, message: Any) -> None:
+        session = self.session
+
+        def reply(payload: dict[str, Any]) -> None:
+            if channel.readyState == "open":
+                channel.send(json.dumps(payload))
+
+        if not isinstance(message, str):
+            reply({"t": "error", "message": "send input as JSON text"})
+            return
+        try:
+            msg = json.loads(message)
+        except json.JSONDecodeError:
+            reply({"t": "error", "code": "bad_json", "message": "input message is not JSON"})
+            return
+        if isinstance(msg, dict) and msg.get("t") == "ping":
+            reply({"t": "pong", "id": msg.get("id"), "ts": msg.get("ts")})
+            return
+        if session.ended.is_set():
+            reply({"t": "error", "code": "session_ended", "message": str(session.end_reason)})
+            return
+        try:
+            event = parse_viewer_input(msg, session.width, session.height)
+        except ViewerInputError as exc:
+            reply({"t": "error", "code": exc.code, "message": str(exc)})
+            return
+        if event is None:
+            return
+        if not session.seat.may_input(self.client_id):
+            if event["t"] != "move":
+                reply({
+                    "t": "error", "code": "view_only",
+                    "message": f"view-only: client {session.seat.holder!r} has control",
+                })
+            return
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            reply({"t": "error", "code": "busy", "message": "input dropped: too much queued"})
+
+    async def _inject_queued(self) -> None:
+        session = self.session
+        while True:
+            event = await self.queue.get()
+            if event is None:
+                return
+            seq_before = session.capture.slot.latest.seq
+            try:
+                await self.input.apply(event)
+            except Exception as exc:  # noqa: BLE001 - report and keep serving
+                if self.channel is not None and self.channel.readyState == "open":
+                    self.channel.send(json.dumps({"t": "error", "message": str(exc)}))
+                continue
+            record = {k: v for k, v in event.items() if k != "keysym"}
+            session.note_input(self.client_id, "input", record, seq_before)
+
+    # -- end ---------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Release held input, close the peer and the socket; tell the seat we left."""
+        if self.closed:
+            return
+        self.closed = True
+        session = self.session
+        registered = session._viewers.get(self.client_id) is self
+        if registered:
+            del session._viewers[self.client_id]
+        if self.worker is not None:
+            self.worker.cancel()
+        if self.input is not None and session._input_pool is not None:
+            with contextlib.suppress(Exception):
+                await self.input.release_all()
+        self.track.stop()
+        if self.pc is not None:
+            with contextlib.suppress(Exception):
+                await self.pc.close()
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+        if registered:
+            session._client_left(self.client_id)
