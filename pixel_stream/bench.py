@@ -227,16 +227,21 @@ def bench_agent_api(bed: TestBed, cfg: BenchConfig) -> dict[str, Any]:
         for fmt, other in (("jpeg", "png"), ("png", "jpeg")):
             times = []
             sizes = []
-            for _ in range(cfg.screenshots):
+            attempts = 0
+            while len(times) < cfg.screenshots:
+                attempts += 1
+                if attempts > 3 * cfg.screenshots:
+                    raise BenchError("the test app did not repaint its patch on clicks")
                 # Change the screen first (untimed), observed in the *other* format, so the
                 # timed screenshot is a frame never encoded in this format.
                 agent.act_and_observe(click_action, quiet_ms=30, format=other)
                 started = time.perf_counter()
                 image = agent.screenshot(format=fmt, quality=80 if fmt == "jpeg" else None)
-                times.append((time.perf_counter() - started) * 1000)
-                sizes.append(len(image.data))
+                elapsed = (time.perf_counter() - started) * 1000
                 if image.meta.get("cached"):
-                    raise BenchError("a timed screenshot was served from the cache")
+                    continue  # the app was slower than the observation: not a fresh frame
+                times.append(elapsed)
+                sizes.append(len(image.data))
             out[f"screenshot_{fmt}_p50_ms"] = _r(percentile(times, 0.5))
             out[f"screenshot_{fmt}_p95_ms"] = _r(percentile(times, 0.95))
             out[f"screenshot_{fmt}_bytes"] = int(statistics.median(sizes))

@@ -59,6 +59,10 @@ PAGE_HEADERS = {
 }
 
 
+# Injector calls that never block (one XTEST request and a flush).
+INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position"})
+
+
 class SessionError(RuntimeError):
     """The session could not start or was used in a state that does not allow it."""
 
@@ -138,6 +142,7 @@ class PixelSession:
         self._agents: dict[str, WebSocket] = {}
         self._ids = itertools.count(1)
         self._input_pool: ThreadPoolExecutor | None = None
+        self._input_pending = 0
         self._server: _Server | None = None
         self._serve_task: asyncio.Task | None = None
         self._idle_task: asyncio.Task | None = None
@@ -334,10 +339,22 @@ class PixelSession:
 
     # -- shared services ---------------------------------------------------------------
     async def run_input(self, fn, *args):
-        """Run a blocking injector call on the input thread (in submission order)."""
+        """Run an injector call, in submission order across all clients.
+
+        A pointer event is one non-blocking XTEST write: when nothing is queued on the
+        input thread it is done right here, saving two thread hand-overs on the way from a
+        click to the screen. Anything that may block (typing, remapping a keycode, key
+        combinations) and anything behind queued work goes through the input thread.
+        """
         if self._input_pool is None:
             raise SessionError("the session is stopped")
-        return await self._loop.run_in_executor(self._input_pool, fn, *args)
+        if self._input_pending == 0 and getattr(fn, "__name__", "") in INLINE_INPUT:
+            return fn(*args)
+        self._input_pending += 1
+        try:
+            return await self._loop.run_in_executor(self._input_pool, fn, *args)
+        finally:
+            self._input_pending -= 1
 
     def note_input(self, client_id: str, kind: str, event: dict | None, seq_before: int) -> None:
         """Every injected input passes here: idle timer and trace."""
