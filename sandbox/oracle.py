@@ -263,6 +263,18 @@ class InspectorClient:
         self.request("reset")
 
 
+@dataclass(frozen=True)
+class ApiReply:
+    """What an API request of an API-channel oracle got back."""
+
+    status: int
+    headers: dict[str, str]
+    text: str
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
 # -- the oracle ------------------------------------------------------------------------------
 class Oracle:
     """What ``solve(o)`` gets. Runs in its own thread; the episode's loop keeps serving."""
@@ -272,6 +284,7 @@ class Oracle:
         self.loop = loop
         self.agent = agent  # pixel_stream.client.AgentClient on the workstation
         self.actions = 0
+        self.api_calls = 0
 
     @property
     def variant(self) -> str:
@@ -281,6 +294,33 @@ class Oracle:
     def input_text(self, name: str) -> str:
         """A file of the task's Documents (``input/``), read like the agent could."""
         return (self.episode.run_dir / "input" / name).read_text(encoding="utf-8")
+
+    def api_request(self, method: str, url: str, *, form: dict[str, str] | None = None,
+                    body: Any = None, params: dict[str, str] | None = None,
+                    headers: dict[str, str] | None = None) -> ApiReply:
+        """One HTTP request to a sandbox system's API, for an API-channel task only (the
+        control pairs, whose agent has code execution and the credentials in ``input/``).
+
+        The request goes to the episode's web server under the URL's host name, as the
+        agent's own client would send it (``form`` url-encoded, ``body`` as JSON). It is
+        not an input of the workstation, so it is not in the pixel trace.
+        """
+        import httpx
+
+        if self.episode.spec.channel != "api":
+            raise OracleViolation(f"{self.episode.spec.alias} is a {self.episode.spec.channel}"
+                                  "-channel task: its oracle acts through the agent API only")
+        target = httpx.URL(url)
+        if target.host not in self.episode.workstation.hosts:
+            raise OracleError(f"{target.host} is not a system of this episode")
+        self.api_calls += 1
+        with httpx.Client(timeout=LOCATE_TIMEOUT_S) as client:
+            reply = client.request(
+                method, target.copy_with(scheme="http", host="127.0.0.1",
+                                         port=self.episode.portal_port),
+                data=form, json=body, params=params,
+                headers={**(headers or {}), "Host": target.host})
+        return ApiReply(reply.status_code, dict(reply.headers), reply.text)
 
     # -- plumbing --------------------------------------------------------------------------
     def _run(self, coro: Any, timeout: float = LOCATE_TIMEOUT_S + 5) -> Any:
