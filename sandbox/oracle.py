@@ -284,6 +284,7 @@ class Oracle:
         self.loop = loop
         self.agent = agent  # pixel_stream.client.AgentClient on the workstation
         self.actions = 0
+        self._patient = True  # desktop locators wait for their widget (not in wait_until)
         self.api_calls = 0
 
     @property
@@ -360,10 +361,53 @@ class Oracle:
         return self._on_workstation(system, self._inspect(system, find,
                                                           f"item {text!r} of {name!r}"))
 
+    def items(self, name: str, system: str | None = None) -> list[dict[str, Any]]:
+        """Every row, tab, combo entry or menu action of widget ``name`` (inspector
+        ``items``), with ``box`` (and each cell's ``box``) in workstation pixels where the
+        inspector gave a rectangle — for rows whose cells must be told apart."""
+        entries = self._inspect(system, lambda c: c.items(name), f"items of {name!r}")
+        origin = self._run(self._receiver_origin(self._app(system)))
+
+        def mapped(entry: dict[str, Any]) -> dict[str, Any]:
+            out = dict(entry)
+            if "x" in entry:
+                out["box"] = Box(origin[0] + entry["x"], origin[1] + entry["y"], entry["w"],
+                                 entry["h"])
+            if "cells" in entry:
+                out["cells"] = [mapped(cell) for cell in entry["cells"]]
+            return out
+
+        return [mapped(entry) for entry in entries]
+
+    def app_state(self, system: str | None = None) -> dict[str, Any]:
+        """The desktop app's ``ping``: ``screen``, ``user``, ``modal`` and ``active`` (the
+        window with keyboard focus — wait for a dialog to be active before using its rects)."""
+        return self._inspect(system, lambda c: c.request("ping"), "state")
+
+    def wait_until(self, condition: Callable[[], Any], what: str,
+                   timeout: float = LOCATE_TIMEOUT_S) -> Any:
+        """Poll ``condition`` (locator reads only) until it returns something truthy;
+        the screen is not touched and nothing is recorded. Inside it, a desktop locator
+        that finds nothing fails at once instead of waiting (the poll is the wait)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._patient = False
+            try:
+                value = condition()
+            except OracleError:
+                value = None
+            finally:
+                self._patient = True
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise OracleError(f"waited {timeout:g} s for {what}")
+            time.sleep(0.05)
+
     def _inspect(self, system: str | None, ask: Callable[[InspectorClient], Any],
                  what: str) -> Any:
         app = self._app(system)
-        deadline = time.monotonic() + LOCATE_TIMEOUT_S
+        deadline = time.monotonic() + (LOCATE_TIMEOUT_S if self._patient else 0.0)
         while True:
             try:
                 return ask(InspectorClient(app.inspector))
