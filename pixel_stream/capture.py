@@ -292,22 +292,26 @@ class ScreenCapture:
                 self._publish(self._grab_region(grabber, region), region, since)
                 last_grab = last_announce = time.monotonic()
             elif self._pending is None and now - last_announce >= self.heartbeat_s:
-                self._heartbeat(grabber)
-                last_grab = last_announce = time.monotonic()
+                if self._heartbeat(grabber):
+                    last_grab = time.monotonic()
+                last_announce = time.monotonic()
             for fut in fresh:
                 if not fut.done():
                     fut.set_result(self.slot.latest)
 
-    def _heartbeat(self, grabber) -> None:
+    def _heartbeat(self, grabber) -> bool:
+        """Re-announce the frame (every ``verify_every``-th time after re-reading the
+        screen); True if the screen was read, which counts against the frame-rate cap."""
         self._heartbeats += 1
         if self._heartbeats % self.verify_every:
             self.slot.heartbeat()
-            return
+            return False
         pixels = self._grab(grabber)
         latest = self.slot.latest
         if latest is not None and pixels == latest.pixels:
             self.slot.heartbeat()
-            return
+            return True
         # Pixels changed without a damage report: publish them rather than trust DAMAGE.
         self.missed_damage += 1
         self._publish(pixels, Rect(0, 0, self.width, self.height), time.monotonic())
+        return True
