@@ -91,6 +91,7 @@ class PublishedApp:
     process: Any
     session: Any
     inspector: Path | None
+    session_ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def connection(self) -> dict[str, str]:
@@ -335,28 +336,30 @@ class Episode:
         width, height = self.config.published_screen
         display = await asyncio.to_thread(Display(width, height).start)
         inspector = self._sockets_dir / f"{system}.sock"
+        app = PublishedApp(system, display, None, None,
+                           inspector if "{inspector}" in " ".join(command) else None)
+        self.apps[system] = app
+        # the session first: the Citrix window can connect while the app starts up
+        app.session = await PixelSession(
+            display, host=self.config.listen_host, mode="published",
+            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
+        app.session_ready.set()
         values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
                   "inspector": str(inspector), "episode_id": self.episode_id}
         argv = [part.format(**values) for part in command]
         env = _child_env(display.env())
         env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
-        process = ManagedProcess(argv, name=f"{system} app", env=env,
-                                 log_path=self.logs_dir / f"{system}.log").start()
-        self._remember(process.pid)
-        app = PublishedApp(system, display, process, None,
-                           inspector if "{inspector}" in " ".join(command) else None)
-        self.apps[system] = app
+        app.process = ManagedProcess(argv, name=f"{system} app", env=env,
+                                     log_path=self.logs_dir / f"{system}.log").start()
+        self._remember(app.process.pid)
         await asyncio.to_thread(
             wait_until, lambda: has_window(display.name), self.config.start_timeout_s,
-            f"the {system} app's window", 0.05, process)
+            f"the {system} app's window", 0.05, app.process)
         if app.inspector is not None:
             await asyncio.to_thread(
                 wait_until, app.inspector.exists, self.config.start_timeout_s,
-                f"the {system} app's inspector socket", 0.05, process)
+                f"the {system} app's inspector socket", 0.05, app.process)
         self._mark(f"{system} app")
-        app.session = await PixelSession(
-            display, host=self.config.listen_host, mode="published",
-            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
 
     async def _start_workstation(self) -> None:
         """The workstation's pixel session (agents and viewers connect here) and taskbar."""
@@ -385,12 +388,23 @@ class Episode:
         self._mark("browser")
 
     async def _start_receiver(self, apps: list[asyncio.Future]) -> None:
-        await asyncio.gather(*apps)
+        """The Citrix window as soon as the app's session listens; done when the app is."""
         if self.desktop_systems:
-            app = self.apps[self.desktop_systems[0]]
-            await self.workstation.start_receiver(self._playwright, app.session.port,
-                                                  app.session.token)
-            self._mark("citrix window")
+            system = self.desktop_systems[0]
+            while system not in self.apps:  # its display is still starting
+                if all(task.done() for task in apps):
+                    break
+                await asyncio.sleep(0.01)
+            app = self.apps.get(system)
+            if app is not None:
+                waiting = asyncio.ensure_future(app.session_ready.wait())
+                await asyncio.wait([waiting, *apps], return_when=asyncio.FIRST_COMPLETED)
+                if app.session_ready.is_set():
+                    await self.workstation.start_receiver(self._playwright, app.session.port,
+                                                          app.session.token)
+                    self._mark("citrix window")
+                waiting.cancel()
+        await asyncio.gather(*apps)
 
     # -- supervision ----------------------------------------------------------------------
     def _remember(self, pid: int) -> None:
@@ -416,7 +430,8 @@ class Episode:
     def _processes(self) -> list[tuple[str, Any]]:
         procs = [("portal_web", self.portal)] if self.portal else []
         for system, app in self.apps.items():
-            procs.append((f"the {system} app", app.process))
+            if app.process is not None:
+                procs.append((f"the {system} app", app.process))
         if self.workstation is not None:
             procs += [("the taskbar", p) for p in self.workstation.processes()]
         return procs
