@@ -113,6 +113,9 @@ def _cell(view: QAbstractItemView, index: QModelIndex) -> dict:
     rect = view.visualRect(index)
     cell = {"column": index.column(), "text": str(index.data() or ""),
             **_screen_rect(view.viewport(), rect)}
+    header = index.model().headerData(index.column(), Qt.Orientation.Horizontal)
+    if header is not None:  # which column a cell is in, by the words its user reads
+        cell["header"] = " ".join(str(header).split())
     state = index.data(Qt.ItemDataRole.CheckStateRole)
     if state is not None:
         cell["checked"] = Qt.CheckState(state) == Qt.CheckState.Checked
