@@ -615,11 +615,11 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 2
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(format_table(results))
     if args.json:
         print(json.dumps(results, indent=2))
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
 
