@@ -3,6 +3,8 @@
 1. pixel_stream: ``pixel_stream.bench.main(['--quick', '--json'])`` (screenshots, input to
    photon, CPU, against x11vnc + noVNC), when that package is installed;
 2. verifier: ``verifier.bench.grade_all_untouched`` over the 40 tasks, freshly seeded;
+   desktop client: ``desktop_ehr.bench.run`` (cold start to the first interactive frame,
+   sign latency, memory, both personas, on its own Xvfb display as episodes run it);
 3. episodes: cold start and reset, p50 over ``--runs`` (default 20), for one desktop-EHR
    task and one browser task; extract + verify time; how many concurrent episodes this
    machine holds while screenshot p95 stays under 100 ms; and (unless ``--quick``) the wall
@@ -74,6 +76,25 @@ def pixel_stream_bench() -> dict[str, Any]:
             return json.loads(out.read_text())
         return {"error": f"pixel_stream.bench exited with {code}",
                 "output": captured.getvalue()[-2000:]}
+
+
+# -- desktop client ----------------------------------------------------------------------------
+def desktop_client_bench(repeat: int) -> dict[str, Any]:
+    if importlib.util.find_spec("desktop_ehr.bench") is None:
+        return {"skipped": "desktop_ehr.bench is not installed"}
+    from desktop_ehr import bench as desktop_bench
+    from pixel_stream.display import Display
+
+    with Display(1280, 800) as display:
+        saved = os.environ.get("DISPLAY")
+        os.environ["DISPLAY"] = display.name
+        try:
+            return desktop_bench.run(repeat)
+        finally:
+            if saved is None:
+                os.environ.pop("DISPLAY", None)
+            else:
+                os.environ["DISPLAY"] = saved
 
 
 # -- 2. verifier ---------------------------------------------------------------------------------
@@ -294,7 +315,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(figure, value, target) for the table."""
     rows: list[tuple[str, Any, Any]] = []
     ep = results.get("episodes", {})
-    for kind in ("desktop", "browser"):
+    for kind in ("desktop", "browser") if ep else ():
         entry = ep.get(kind, {})
         if "skipped" in entry:
             rows.append((f"{kind} episodes", entry["skipped"], ""))
@@ -320,6 +341,13 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     ver = results.get("verifier", {})
     if "total_s" in ver:
         rows.append(("grade 40 untouched extracts, s", ver["total_s"], f"< {ver['target_s']}"))
+    for persona, entry in results.get("desktop_client", {}).items():
+        if isinstance(entry, dict) and "cold_start_s" in entry:
+            rows.append((f"desktop client {persona}: cold start to first frame, s",
+                         round(entry["cold_start_s"], 3), ""))
+            rows.append((f"desktop client {persona}: sign 7 orders, ms",
+                         round(entry["sign_7_orders_ms"], 1), ""))
+            rows.append((f"desktop client {persona}: RSS, MB", round(entry["rss_mb"]), ""))
     pix = results.get("pixel_stream", {})
     for key in ("screenshot_jpeg_p50_ms", "screenshot_png_p50_ms", "input_to_photon_p50_ms",
                 "input_to_photon_p95_ms", "idle_cpu_pct"):
@@ -345,11 +373,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="5 runs, fewer concurrent episodes, no gold-all bench")
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
-    parser.add_argument("--only", choices=("pixel", "verifier", "episodes"), action="append",
+    parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes"),
+                        action="append",
                         help="run only these parts (repeatable)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     args = parser.parse_args(argv)
-    parts = set(args.only or ("pixel", "verifier", "episodes"))
+    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes"))
     runs = args.runs or (5 if args.quick else 20)
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="ehr-bench-") as tmp:
@@ -360,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
         if "verifier" in parts:
             _say("verifier: grading the 40 tasks, untouched")
             results["verifier"] = verifier_bench(workdir)
+        if "desktop" in parts:
+            _say("desktop client: cold start, sign latency, memory")
+            results["desktop_client"] = desktop_client_bench(3 if args.quick else 5)
         if "episodes" in parts:
             results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel)
     print(format_table(results))
