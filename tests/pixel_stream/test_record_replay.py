@@ -52,7 +52,11 @@ def test_replay_on_a_fresh_display_ends_on_the_same_screen(tmp_path, pacing):
 
     with Display() as second, PatchBoardProcess(second, tmp_path / "b.json") as fresh:
         report = asyncio.run(replay_trace(trace_dir, second.name, pacing=pacing))
-        fresh.wait_for(lambda s: s["text"] == "Replayed" and s["presses"] == 3, "the replay")
+        try:
+            fresh.wait_for(lambda s: s["text"] == "Replayed" and s["presses"] == 3,
+                           "the replay", timeout=20.0)
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}; the board ended as {fresh.status()}") from exc
     assert report.events == len(events)
     assert report.final_hash == recorded_hash
 
