@@ -17,7 +17,10 @@ policies set):
 * host-resolver rules that map each sandbox host to the episode's web server and every
   other name (``localhost``, IP literals included) to "not found": the browser cannot reach
   the hub, a pixel session's agent API or anything else on the machine;
-* downloads go to the episode's Downloads without a prompt.
+* downloads go to the episode's Downloads without a prompt;
+* the browser runs in its own mount and PID namespace (``sandbox.confine``) where the
+  machine's folders are empty and only its HOME, Documents, Downloads and Output are there,
+  so the file chooser cannot upload the task's seed or anything else outside them.
 
 The browser is launched by Playwright over ``--remote-debugging-pipe`` (never a TCP port):
 the pipe is how the oracle driver *locates* elements (``sandbox.oracle``) and how reset
@@ -33,11 +36,13 @@ import logging
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox import confine
 from sandbox.taskbar import TASKBAR_HEIGHT
 
 log = logging.getLogger(__name__)
@@ -227,12 +232,15 @@ class Workstation:
     receiver_title: str = "Citrix Workspace"
     chromium: str | None = None
     on_crash: Callable[[str], None] | None = None
+    confine: bool = True  # see sandbox.confine; EHR_SANDBOX_CONFINE=0 also switches it off
     context: Any = None  # playwright BrowserContext of the tab browser
     receiver: Any = None  # playwright BrowserContext of the receiver window
     _taskbar: Any = None
     _closing: bool = False
     _cdp: Any = None
     _pages_by_site: dict[str, Any] = field(default_factory=dict)
+    _launchers: dict[str, str] = field(default_factory=dict)
+    _launchers_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- geometry ------------------------------------------------------------------------
     @property
@@ -319,12 +327,39 @@ class Workstation:
             allowed_hosts=allowed_hosts, documents=self.documents, downloads=self.downloads,
             homepage=homepage))
         width, height = self.work_area
+        executable = await asyncio.to_thread(self._confined, chromium)
         return await playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=chromium, headless=False, env=self.environment(),
+            str(profile), executable_path=executable, headless=False, env=self.environment(),
             no_viewport=True, accept_downloads=True, downloads_path=str(self.downloads),
             ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
             args=[*chromium_switches(rules, width=width, height=height), *extra],
         )
+
+    def _confined(self, chromium: str) -> str:
+        """The launcher that runs ``chromium`` in the episode's confined view (written and
+        checked once per workstation), or ``chromium`` itself when confinement is off or
+        impossible here (with a warning in the episode's log)."""
+        if not (self.confine and confine.enabled()):
+            return chromium
+        with self._launchers_lock:
+            return self._launcher(chromium)
+
+    def _launcher(self, chromium: str) -> str:
+        if chromium not in self._launchers:
+            try:
+                view = confine.Confinement.for_browser(
+                    home=self.home, documents=self.documents, downloads=self.downloads,
+                    output=self.documents.parent / "output")
+                view.check()
+                self._launchers[chromium] = str(view.launcher(
+                    self.logs_dir / "chromium-confined.sh", chromium))
+            except (confine.ConfinementError, OSError) as exc:
+                log.warning("the browser runs unconfined (its file chooser can browse the "
+                            "machine): %s", exc)
+                with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
+                    out.write(f"browser not confined: {exc}\n")
+                self._launchers[chromium] = chromium
+        return self._launchers[chromium]
 
     async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
         rules = host_resolver_rules(self.hosts, self.portal_port)

@@ -67,8 +67,10 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
         await episode.start()
         try:
             pids = episode.process_ids()
+            # (not Chromium's helpers, nor the unshare that confines it: sandbox.confine)
             browsers = [_cmdline(p) for p in pids if "--user-data-dir" in _cmdline(p)
-                        and "--type=" not in _cmdline(p)]
+                        and "--type=" not in _cmdline(p)
+                        and not _cmdline(p).startswith("unshare ")]
             assert len(browsers) == 1
             assert "--remote-debugging-pipe" in browsers[0]
             assert not any("--remote-debugging-port" in _cmdline(p) for p in pids)
