@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 
 TASKBAR_HEIGHT = 30
+# Buttons in a fixed order whatever order the windows were mapped in (they start in
+# parallel), so a trace recorded in one episode clicks the same button in another.
+BUTTON_ORDER = ("Chromium", "CitrixWorkspace")  # workstation.BROWSER_CLASS, RECEIVER_CLASS
 
 
 def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
@@ -93,9 +96,19 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
                         | X.SubstructureNotifyMask)
         conn.flush()
 
+    def rank(win_id: int) -> int:
+        try:
+            cls = conn.create_resource_object("window", win_id).get_wm_class()
+        except Exception:  # noqa: BLE001 - the window is gone
+            cls = None
+        name = cls[1] if cls else ""
+        return BUTTON_ORDER.index(name) if name in BUTTON_ORDER else len(BUTTON_ORDER)
+
     def refresh() -> None:
         prop = root.get_full_property(client_list, X.AnyPropertyType)
         ids = [w for w in (list(prop.value) if prop is not None else []) if w != wid]
+        mapped = list(ids)
+        ids.sort(key=lambda w: (rank(w), mapped.index(w)))
         prop = root.get_full_property(active, X.AnyPropertyType)
         current = prop.value[0] if prop is not None and len(prop.value) else 0
         for gone in set(buttons) - set(ids):
@@ -114,6 +127,8 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
                 except Exception:  # noqa: BLE001 - it vanished meanwhile
                     pass
                 buttons[win_id] = button
+            if layout.indexOf(button) != position:  # (re)placed in the fixed order
+                layout.removeWidget(button)
                 layout.insertWidget(position, button)
             title = title_of(win_id)
             short = title if len(title) <= 34 else title[:33] + "…"
