@@ -492,18 +492,26 @@ class Oracle:
         return self.agent.screenshot().data
 
     # -- windows and tabs ------------------------------------------------------------------
-    def show_window(self, which: str) -> None:
-        """Bring ``browser`` or ``citrix`` to the front with a click on its taskbar button."""
+    def show_window(self, which: str, click: bool = False) -> None:
+        """Bring ``browser`` or ``citrix`` to the front with a click on its taskbar button
+        and wait until it has the focus. ``click``: click even when it is in front already,
+        so that a replay of the recorded trace does not depend on which window had it."""
         from sandbox.workstation import BROWSER_CLASS, RECEIVER_CLASS
 
         wanted = {"browser": BROWSER_CLASS, "citrix": RECEIVER_CLASS}[which]
         state = self._run(asyncio.to_thread(taskbar_state, self.episode.display.name))
-        if state.active_class == wanted:
+        if state.active_class == wanted and not click:
             return
         button = state.buttons.get(wanted)
         if button is None:
             raise OracleError(f"no {which} window on the taskbar")
         self.click(Box(*button))
+        deadline = time.monotonic() + LOCATE_TIMEOUT_S
+        while self._run(asyncio.to_thread(taskbar_state, self.episode.display.name)
+                        ).active_class != wanted:
+            if time.monotonic() > deadline:
+                raise OracleError(f"the {which} window did not come to the front")
+            time.sleep(0.05)
 
     def show_tab(self, site: str) -> None:
         """Bring the browser forward and switch to the tab of ``site`` (Ctrl+N)."""
@@ -518,8 +526,9 @@ class Oracle:
                 raise OracleError(f"the {site} tab did not come to the front")
             time.sleep(0.03)
 
-    def show_desktop_app(self) -> None:
-        self.show_window("citrix")
+    def show_desktop_app(self, click: bool = False) -> None:
+        """The Citrix receiver window in front (see ``show_window``)."""
+        self.show_window("citrix", click)
 
 
 # -- geometry (driver side) ------------------------------------------------------------------
