@@ -8,7 +8,6 @@ client's writes are what the verifiers read.
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
@@ -23,14 +22,14 @@ from tests.desktop_ehr import taskdriver as td
 
 
 def need(alias: str, system: str) -> None:
-    if not td.has_seed(alias, system):
-        pytest.skip(f"{alias} has no {system} seed yet")
+    assert td.has_seed(alias, system), f"{alias} has no {system} seed"
 
 
 def maybe_grade(alias: str, run_dir, minimum: float = 1.0, maximum: float = 1.0) -> None:
-    if td.has_verifier(alias):
-        score = td.grade(alias, run_dir)
-        assert minimum <= score <= maximum, (score, str(run_dir))
+    """Grade with the task's verify.py (every desktop task has one)."""
+    assert td.has_verifier(alias), f"{alias} has no verify.py"
+    score = td.grade(alias, run_dir)
+    assert minimum <= score <= maximum, (score, str(run_dir))
 
 
 # -- ord-06: CAP admission order set ------------------------------------------------------
