@@ -142,7 +142,9 @@ async def replay_into(episode: Episode, trace: Path, quiet_ms: float = 200.0,
 
     Agent actions go through the agent API's action code, receiver input through the
     receiver's; both are recorded in the episode's own trace like live input. An input
-    that changed the screen when recorded waits for the screen to settle before the next.
+    that changed the screen when recorded waits for the screen to settle before the next,
+    and no input follows the one before it sooner than it did when recorded: whoever
+    recorded the trace may have waited for a page that shows nothing until it arrives.
     """
     from pixel_stream.actions import parse_action, perform_action
     from pixel_stream.observe import wait_for_quiet
@@ -156,8 +158,14 @@ async def replay_into(episode: Episode, trace: Path, quiet_ms: float = 200.0,
         raise RunnerError(f"{trace} was recorded on a {size[0]}x{size[1]} screen; this "
                           f"workstation is {session.width}x{session.height}")
     viewer = ViewerInput(session.injector, session.run_input)
+    previous: tuple[float, float] | None = None  # (recorded t, replayed at) of the last input
     for entry in events:
         episode.check_running()
+        if previous is not None and "t" in entry:  # keep at least the recorded gap
+            early = (entry["t"] - previous[0]) - (time.monotonic() - previous[1])
+            if early > 0:
+                await asyncio.sleep(early)
+        previous = (entry.get("t", 0.0), time.monotonic())
         body = entry["event"]
         seq_before = session.capture.slot.latest.seq
         if entry["kind"] == "action":
