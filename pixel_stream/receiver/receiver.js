@@ -215,15 +215,41 @@ video.addEventListener("wheel", (e) => {
   send({ t: "wheel", dx, dy, x: p.x, y: p.y });
 }, { passive: false });
 
+// Which character a key makes is read from keydown only for the keys of a standard
+// keyboard (their DOM code says which): whatever the local layout, the browser names
+// them correctly. Any other key making a character (no code, or an unusual one such as
+// F24 or Lang5: e.g. a keycode that the X keymap gained or changed after the browser
+// started, which is how X input tools type characters missing from the layout) may be
+// named from a stale keymap on keydown, or not at all ("\u0000"); its keypress, which
+// comes when the keydown is not cancelled, has the right character. Such a key is sent
+// as a tap of that character when its keypress comes, and its keyup is swallowed.
+const STANDARD_CODE = /^(Key[A-Z]|Digit[0-9]|Numpad.+|Space|Minus|Equal|BracketLeft|BracketRight|Backslash|Semicolon|Quote|Backquote|Comma|Period|Slash|IntlBackslash)$/;
+const deferred = (e) => !STANDARD_CODE.test(e.code) &&
+  (e.key.length === 1 || e.key === "Unidentified") &&
+  !(e.ctrlKey || e.altKey || e.metaKey);
+
 function onKey(e, down) {
   if (document.activeElement !== video || e.isComposing) return;
-  e.preventDefault();
   e.stopPropagation();
+  if (deferred(e)) {
+    if (!down) e.preventDefault();
+    return;  // keydown: let the keypress come; keyup: the tap already went
+  }
+  e.preventDefault();
   if (!canSend()) return;
   send({ t: "key", key: e.key, code: e.code, down });
 }
+function onKeypress(e) {
+  if (document.activeElement !== video) return;
+  e.preventDefault();
+  e.stopPropagation();
+  if (e.key.length === 0 || e.key === "\u0000" || e.key === "Unidentified" || !canSend()) return;
+  send({ t: "key", key: e.key, code: "", down: true });
+  send({ t: "key", key: e.key, code: "", down: false });
+}
 window.addEventListener("keydown", (e) => onKey(e, true), true);
 window.addEventListener("keyup", (e) => onKey(e, false), true);
+window.addEventListener("keypress", onKeypress, true);
 window.addEventListener("blur", () => { if (canSend()) send({ t: "release_all" }); });
 
 // -- no clipboard, no file transfer ----------------------------------------------------

@@ -28,7 +28,10 @@ def record(display, board, trace_dir) -> str:
             agent.act_and_observe({"action": "type", "text": "Replayed"}, quiet_ms=100)
             agent.act_and_observe({"action": "double_click", "coordinate": board.center("patch")},
                                   quiet_ms=150)
-        board.wait_for(lambda s: s["text"] == "Replayed" and s["presses"] == 3, "the input")
+        try:
+            board.wait_for(lambda s: s["text"] == "Replayed" and s["presses"] == 3, "the input")
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}; the board ended as {board.status()}") from exc
         frame = session.call(session.session.capture.fresh_frame)
         return pixel_hash(frame)
 
