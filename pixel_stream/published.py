@@ -80,7 +80,11 @@ class PublishedWindowKeeper:
                         changed = True
                 if changed:
                     self._apply()
-        except Exception:  # noqa: BLE001 - the display went away
+        except (xerror.ConnectionClosedError, OSError) as exc:
+            # the display stopped before the keeper did (an episode ending): nothing to keep
+            if not self._stop.is_set():
+                log.info("published-app keeper: display %s closed (%s)", self.display_name, exc)
+        except Exception:  # noqa: BLE001 - anything else is a defect worth its traceback
             if not self._stop.is_set():
                 log.exception("published-app keeper stopped")
 

@@ -98,7 +98,13 @@ def parse_viewer_input(msg: Any, width: int, height: int) -> dict[str, Any] | No
 
 
 class ViewerInput:
-    """Applies parsed receiver messages of one client to the display."""
+    """Applies parsed receiver messages of one client to the display.
+
+    Messages that queued up while earlier ones were injected are applied together, in
+    order, in one call on the input thread and with one round trip to the X server at the
+    end (``apply_all``): a fast typist, or an agent typing a paragraph into the receiver
+    window, sends key messages faster than one round trip each would inject them.
+    """
 
     def __init__(self, injector: InputInjector, run: Runner) -> None:
         self._injector = injector
@@ -109,41 +115,63 @@ class ViewerInput:
         """Inject one parsed message (None, a dead key or AltGr, injects nothing)."""
         if event is None:
             return
+        failures = await self._run(self.apply_all, [event])
+        if failures:
+            raise failures[0][1]
+
+    def apply_all(self, events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Exception]]:
+        """Inject ``events`` in order (blocking; runs on the input thread); returns the
+        events that failed with their errors (the others were injected)."""
+        failures: list[tuple[dict[str, Any], Exception]] = []
+        with self._injector.batch():
+            for event in events:
+                try:
+                    self._apply_now(event)
+                except Exception as exc:  # noqa: BLE001 - reported per event by the caller
+                    failures.append((event, exc))
+        return failures
+
+    def _apply_now(self, event: dict[str, Any]) -> None:
         kind = event["t"]
         inj = self._injector
         if kind == "move":
-            await self._run(inj.move, event["x"], event["y"])
+            inj.move(event["x"], event["y"])
         elif kind == "button":
-            await self._run(inj.move, event["x"], event["y"])
-            await self._run(inj.button, event["button"], event["down"])
+            inj.move(event["x"], event["y"])
+            inj.button(event["button"], event["down"])
         elif kind == "wheel":
-            await self._run(inj.move, event["x"], event["y"])
+            inj.move(event["x"], event["y"])
             if event["dy"]:
-                await self._run(inj.scroll, "down" if event["dy"] > 0 else "up", abs(event["dy"]))
+                inj.scroll("down" if event["dy"] > 0 else "up", abs(event["dy"]))
             if event["dx"]:
-                await self._run(
-                    inj.scroll, "right" if event["dx"] > 0 else "left", abs(event["dx"])
-                )
+                inj.scroll("right" if event["dx"] > 0 else "left", abs(event["dx"]))
         elif kind == "key":
             slot = event["code"] or event["key"]
             if event["down"]:
                 if slot in self._pressed:  # auto-repeat: release-less repeat is fine for X
-                    await self._run(inj.key_code, self._pressed[slot], True)
+                    inj.key_code(self._pressed[slot], True)
                 else:
-                    self._pressed[slot] = await self._run(inj.press_symbol, event["keysym"])
+                    self._pressed[slot] = inj.press_symbol(event["keysym"])
             else:
                 keycode = self._pressed.pop(slot, None)
                 if keycode is None:
-                    keycode = await self._run(inj.key, event["keysym"], False)
+                    inj.key(event["keysym"], False)
                 else:
-                    await self._run(inj.key_code, keycode, False)
+                    inj.key_code(keycode, False)
         elif kind == "release_all":
-            await self.release_all()
+            self._release_now()
 
     async def release_all(self) -> None:
         """Release everything this client holds (page lost focus, client went away)."""
+        await self._run(self._release_now_batched)
+
+    def _release_now_batched(self) -> None:
+        with self._injector.batch():
+            self._release_now()
+
+    def _release_now(self) -> None:
         for keycode in self._pressed.values():
-            await self._run(self._injector.key_code, keycode, False)
+            self._injector.key_code(keycode, False)
         self._pressed.clear()
         for button in self._injector.held["buttons"]:
-            await self._run(self._injector.button, button, False)
+            self._injector.button(button, False)

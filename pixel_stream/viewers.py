@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from pixel_stream.session import PixelSession
 
 OFFER_TIMEOUT_S = 30.0
-MAX_VIEWER_QUEUE = 256
+# Input messages of one viewer waiting to be injected. Injection keeps up with any typist
+# (queued messages go in batches), so this only bounds a client that floods the session.
+MAX_VIEWER_QUEUE = 8192
+MAX_INPUT_BATCH = 512
 
 
 async def send_json(ws: WebSocket, message: dict[str, Any]) -> None:
@@ -190,23 +193,39 @@ class ViewerConnection:
         try:
             self.queue.put_nowait(event)
         except asyncio.QueueFull:
-            reply({"t": "error", "code": "busy", "message": "input dropped: too much queued"})
+            reply({"t": "error", "code": "busy",
+                   "message": f"input dropped: more than {MAX_VIEWER_QUEUE} messages waiting "
+                              "to be injected; send input no faster than the screen can take "
+                              "it"})
 
     async def _inject_queued(self) -> None:
+        """Inject this client's messages in arrival order: whatever queued up while the
+        previous ones were injected goes in one batch (one round trip to the server)."""
         session = self.session
         while True:
-            event = await self.queue.get()
-            if event is None:
+            events = [await self.queue.get()]
+            while events[-1] is not None and not self.queue.empty() \
+                    and len(events) < MAX_INPUT_BATCH:
+                events.append(self.queue.get_nowait())
+            stop = events[-1] is None
+            if stop:
+                events.pop()
+            if events:
+                seq_before = session.capture.slot.latest.seq
+                try:
+                    failures = await session.run_input(self.input.apply_all, events)
+                except Exception as exc:  # noqa: BLE001 - report and keep serving
+                    failures = [(event, exc) for event in events]
+                failed = {id(event) for event, _exc in failures}
+                for _event, exc in failures[:1]:
+                    if self.channel is not None and self.channel.readyState == "open":
+                        self.channel.send(json.dumps({"t": "error", "message": str(exc)}))
+                for event in events:
+                    if id(event) not in failed:
+                        record = {k: v for k, v in event.items() if k != "keysym"}
+                        session.note_input(self.client_id, "input", record, seq_before)
+            if stop:
                 return
-            seq_before = session.capture.slot.latest.seq
-            try:
-                await self.input.apply(event)
-            except Exception as exc:  # noqa: BLE001 - report and keep serving
-                if self.channel is not None and self.channel.readyState == "open":
-                    self.channel.send(json.dumps({"t": "error", "message": str(exc)}))
-                continue
-            record = {k: v for k, v in event.items() if k != "keysym"}
-            session.note_input(self.client_id, "input", record, seq_before)
 
     # -- end ---------------------------------------------------------------------------
     async def close(self) -> None:

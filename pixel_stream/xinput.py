@@ -22,9 +22,11 @@ input arrived, for as long as nobody touched the keyboard or mouse again.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from Xlib import XK, X
 from Xlib import display as xdisplay
@@ -75,6 +77,7 @@ class InputInjector:
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keycode -> keysym
         self._held_keys: dict[int, int] = {}  # keycode -> press count
         self._held_buttons: set[int] = set()
+        self._batch_depth = 0
         self._closed = False
         # Key repeat belongs to the client (a browser repeats keydown itself). Left on, a
         # press whose release is delayed by load or network becomes a burst of repeats.
@@ -328,8 +331,25 @@ class InputInjector:
 
     def _delivered(self) -> None:
         """Wait until the server has processed everything sent so far (see the module
-        docstring: a flush alone can leave events waiting in the server)."""
-        self._conn.sync()
+        docstring: a flush alone can leave events waiting in the server). Inside
+        ``batch()`` only a flush: the round trip comes once, at its end."""
+        if self._batch_depth:
+            self._conn.flush()
+        else:
+            self._conn.sync()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[InputInjector]:
+        """Calls made inside go out at once and share one round trip at the end, which
+        holds the lock meanwhile (receiver input that queued up is injected this way)."""
+        with self._lock:
+            self._batch_depth += 1
+            try:
+                yield self
+            finally:
+                self._batch_depth -= 1
+                if self._batch_depth == 0 and not self._closed:
+                    self._conn.sync()
 
     def sync(self) -> None:
         """Round trip: every event injected so far has been processed by the server."""

@@ -6,7 +6,7 @@ Chromium's keydown/keypress in the receiver page, the data channel, XTEST on the
 published display, the Qt app. The text below holds characters missing from the US
 keymap (typed on remapped spare keycodes on both displays), more of them than there are
 spare keycodes (so keycodes are reused and a stale keymap would show), capitals and
-shifted punctuation.
+shifted punctuation, and a paragraph typed at full speed.
 """
 
 import time
@@ -25,6 +25,11 @@ pytestmark = pytest.mark.slow
 
 TEXTS = [
     "Patient Tomás Ramírez was documented in error; metoprolol 25 mg as before (q12h).",
+    # long enough that key messages queue up at the session faster than one round trip
+    # each would inject them (they once overflowed a 256-message queue and were dropped)
+    "New - spironolactone 25 mg once a day and empagliflozin 10 mg once a day. Stop "
+    "diltiazem. Furosemide is now 40 mg once a day. Keep taking atorvastatin, "
+    "levothyroxine and metoprolol as before. Call the clinic if you gain 2 kg in 3 days.",
     "Señor Müller: ß ñ Ω € 中文 — naïve café; O'Brien \"quoted\" {x} [y] <z> |~ "
     "àèìòùâêîôûçø ΣΔ done?",
 ]
