@@ -14,10 +14,11 @@ toolkits see the change before the key arrives. The original (empty) mapping is 
 on ``close()``.
 
 Every public call ends with a round trip to the server, so it returns only once the server
-has processed its events. Flushing is not enough: Xvfb 21.1 can leave requests it has
-already read from this connection unprocessed until the connection sends something more,
-so the tail of a typed text sat in the server (seen by no application) until the next
-input arrived, for as long as nobody touched the keyboard or mouse again.
+has processed its events. Flushing is not enough: with Xvfb 21.1, fake-input requests
+flushed on this connection sometimes stayed unprocessed (an XI2 raw-event listener saw
+none of them) until the same connection sent something more; a request from another
+connection did not release them. The tail of a typed text then waited, seen by no
+application, for as long as nobody touched the keyboard or mouse again.
 """
 
 from __future__ import annotations

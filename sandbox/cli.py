@@ -201,4 +201,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m sandbox.cli`` runs this file as ``__main__``: take ``main`` from the
+    # imported module, whose UsageError is the one the commands raise.
+    from sandbox.cli import main as _main
+
+    sys.exit(_main())

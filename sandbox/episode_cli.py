@@ -46,6 +46,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except SeedError as exc:
         raise UsageError(str(exc)) from exc
     agent = _agent(args.agent)
+    if args.save_gold_trace and args.agent != "gold":
+        raise UsageError("--save-gold-trace needs --agent gold (it keeps the oracle's trace)")
     out = Path(args.out) if args.out else Path("runs") / f"{spec.alias}-{variant}-" \
         f"{new_episode_id()[3:]}"
     if out.exists() and any(out.iterdir()):
@@ -74,7 +76,25 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"error: {result.error}")
         if report_json.exists():
             print(f"report: {report_json}")
+    if args.save_gold_trace:
+        return _save_gold_trace(spec, result, json_output=args.json)
     return 0 if result.status == "graded" else 1
+
+
+def _save_gold_trace(spec, result, json_output: bool) -> int:
+    """Keep a gold run's trace as the task's ``gold.trace.jsonl``, only if it scored 1.0."""
+    trace = Path(result.run_dir) / "trace" / "trace.jsonl"
+    target = Path(spec.folder) / "gold.trace.jsonl"
+    if result.status != "graded" or result.score != 1.0 or not trace.is_file():
+        print(f"gold trace not saved: the run ended {result.status} with score "
+              f"{result.score}; only a run that scores 1.0 replaces {target}", file=sys.stderr)
+        return 1
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(trace.read_bytes())
+    tmp.replace(target)
+    if not json_output:
+        print(f"gold trace: {target} ({sum(1 for _ in trace.open()) - 1} inputs)")
+    return 0
 
 
 def register_run(p: argparse.ArgumentParser) -> None:
@@ -87,6 +107,9 @@ def register_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result and report as JSON")
     p.add_argument("--no-reset", action="store_true",
                    help="skip the reset measured before the agent starts")
+    p.add_argument("--save-gold-trace", action="store_true",
+                   help="with --agent gold: when the run scores 1.0, write its trace to the "
+                        "task's gold.trace.jsonl")
     p.set_defaults(func=cmd_run)
 
 
@@ -109,6 +132,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(f"no tasks match {args.tasks!r}; try all, ord, pa or a list of ids")
     jobs = bench_jobs(specs, args.variants)
     agent = _agent(args.agent)
+    if args.save_gold_trace and args.agent != "gold":
+        raise UsageError("--save-gold-trace needs --agent gold (it keeps the oracle's trace)")
     out = Path(args.out)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),

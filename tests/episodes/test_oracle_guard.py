@@ -16,9 +16,16 @@ from sandbox.oracle import (
 from sandbox.paths import FIXTURES_DIR
 
 GOLD_FILES = sorted(FIXTURES_DIR.glob("*/*/gold.py"))
+# the steps gold files share obey the same rules
+STEP_FILES = sorted((Path(__file__).parents[2] / "sandbox" / "oracle_steps").glob("*.py"))
 
 
-@pytest.mark.parametrize("path", GOLD_FILES, ids=lambda p: p.parent.name)
+def test_shared_steps_exist():
+    assert {p.name for p in STEP_FILES} >= {"desktop.py", "web.py"}
+
+
+@pytest.mark.parametrize("path", GOLD_FILES + STEP_FILES,
+                         ids=lambda p: p.parent.name + "/" + p.name)
 def test_every_gold_solution_acts_only_through_the_agent_api(path: Path):
     assert check_gold_source(path.read_text(), str(path)) == []
 

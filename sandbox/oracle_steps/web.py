@@ -1,0 +1,123 @@
+"""Web EHR steps (emr.clinic.test), for the orders tasks' oracles.
+
+Elements are found by role and label through read-only Playwright locators; every click
+and key goes through the agent API. Waiting is done with ``wait`` actions of 0.1 s, so the
+time spent is in the trace as the gap before the next input, which a replay keeps (a page
+on its way changes nothing on the screen that a replay could wait for).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def arrive(o, target, timeout=15.0):
+    """Wait until ``target`` shows, glancing every 0.1 s (``wait`` actions of the agent API).
+    The time spent is the gap before the next input in the trace, which a replay keeps: a
+    page on its way changes nothing on the screen that a replay could wait for."""
+    for _ in range(int(timeout / 0.1)):
+        if target.count() and target.first.is_visible():
+            return
+        o.wait(0.1)
+    o.wait_for(target, timeout=0.1)  # fails with the locator's own message
+
+
+def page(o, target):
+    """Wait for the page that shows ``target``, then take it in for a moment (0.3 s): slack
+    in the trace's timing for a replay on a slower server."""
+    arrive(o, target)
+    o.wait(0.3)
+
+
+def last_look(o, target):
+    """Wait for the page that shows ``target`` (the work saved) and rest the pointer on it:
+    the trace's last input comes after the page, so a replay does not stop before it."""
+    page(o, target)
+    box = o.box(target)  # its top is on screen; a tall one may reach below
+    o.act({"action": "mouse_move",
+           "coordinate": [int(box.x + box.width / 2), int(box.y + min(box.height, 40) / 2)]})
+
+
+def tap(o, target):
+    """Click ``target`` once it shows."""
+    arrive(o, target)
+    o.click(target)
+
+
+def put(o, target, text):
+    """Click a field once it shows and type ``text``, selecting what it holds first."""
+    arrive(o, target)
+    o.enter_text(target, text, replace=bool(target.input_value()))
+
+
+def log_in(o, ehr):
+    """Log in with the user of input/creds.txt."""
+    fields = dict(line.split(":", 1) for line in o.input_text("creds.txt").splitlines()
+                  if ":" in line)
+    o.show_tab("ehr")
+    put(o, ehr.get_by_label("Username"), fields["Username"].strip())
+    put(o, ehr.get_by_label("Password"), fields["Password"].strip())
+    tap(o, ehr.get_by_role("button", name="Login"))
+    page(o, ehr.get_by_role("navigation", name="Main menu"))
+
+
+def open_chart(o, ehr, mrn):
+    """Finder by MRN (never by name: look-alike patients share names and birth dates)."""
+    tap(o, ehr.get_by_role("navigation", name="Main menu").get_by_role("link", name="Finder"))
+    page(o, ehr.get_by_role("searchbox", name="Search patients"))
+    put(o, ehr.get_by_role("searchbox", name="Search patients"), mrn)
+    # the button, not Enter: a key that navigates shows nothing until the page arrives, so
+    # a replay of the trace would not know to wait for it
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    found = ehr.get_by_role("row").filter(has_text=mrn).get_by_role("link")
+    page(o, found)
+    tap(o, found)
+    page(o, ehr.get_by_role("region", name="Selected patient").filter(has_text=mrn))
+
+
+def field(screen, label):
+    """The form field whose label is ``label`` (a required field's label ends with '*')."""
+    return screen.get_by_label(re.compile(rf"^{re.escape(label)}( \*)?$"))
+
+
+def choose(o, select, label):
+    """Pick an option of a drop-down by its text. A click on the field's label focuses the
+    list without opening it (an opened list may drop under the pointer and take the click's
+    release as a choice); typing the text selects it; arrow keys correct a near miss. A list
+    without a label element is opened with a click instead (type, Enter, wait until shut)."""
+    options = select.locator("option")
+    texts = [t.strip() for t in options.all_inner_texts()]
+    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
+    values = [t if v is None else v for v, t in zip(values, texts, strict=True)]
+    matches = ([i for i, t in enumerate(texts) if t == label]
+               or [i for i, t in enumerate(texts) if t.startswith(label)])
+    if not matches:
+        raise RuntimeError(f"no option {label!r} among {texts}")
+    wanted = matches[0]
+    caption = select.locator("xpath=preceding-sibling::label[1]")
+    if caption.count():
+        tap(o, caption)
+        o.type(label)
+    else:
+        listed = select.locator(":scope:open")
+        tap(o, select)
+        o.wait_for(listed)
+        o.type(label)
+        o.key("Return")
+        o.wait_for(listed, state="hidden")
+    current = values.index(select.input_value())
+    step = "Down" if wanted > current else "Up"
+    for _ in range(abs(wanted - current)):
+        o.key(step)
+    if select.input_value() != values[wanted]:
+        raise RuntimeError(f"could not choose {label!r} (got {select.input_value()!r})")
+    return texts[wanted]
+
+
+def enter_suggested(o, screen, target, text):
+    """Type into a field that offers suggestions, then click the page's heading: the list
+    closes (left open, it covers the fields below it and takes their clicks)."""
+    put(o, target, text)
+    tap(o, screen.get_by_role("heading", level=2).first)
+    if target.input_value() != text:
+        raise RuntimeError(f"{text!r} did not stay in the field (got {target.input_value()!r})")
