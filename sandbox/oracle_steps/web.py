@@ -50,13 +50,33 @@ def put(o, target, text):
     o.enter_text(target, text, replace=bool(target.input_value()))
 
 
+def credentials(o, system="Web EHR"):
+    """The log-in of ``system`` from input/creds.txt: ``{"URL": ..., "Username": ...,
+    "Password": ...}``. A line without a colon heads a section (one per system); a file
+    without the named section gives its first log-in."""
+    sections = [("", {})]
+    for line in o.input_text("creds.txt").splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            if line.strip():
+                sections.append((line.strip(), {}))
+            continue
+        sections[-1][1].setdefault(key.strip(), value.strip())
+    logins = [(title, fields) for title, fields in sections if "Username" in fields]
+    for title, fields in logins:
+        if system.lower() in title.lower():
+            return fields
+    if not logins:
+        raise ValueError("input/creds.txt holds no 'Username:' line")
+    return logins[0][1]
+
+
 def log_in(o, ehr):
-    """Log in with the user of input/creds.txt."""
-    fields = dict(line.split(":", 1) for line in o.input_text("creds.txt").splitlines()
-                  if ":" in line)
+    """Log in to the web EHR with its user from input/creds.txt."""
+    fields = credentials(o, "Web EHR")
     o.show_tab("ehr")
-    put(o, ehr.get_by_label("Username"), fields["Username"].strip())
-    put(o, ehr.get_by_label("Password"), fields["Password"].strip())
+    put(o, ehr.get_by_label("Username"), fields["Username"])
+    put(o, ehr.get_by_label("Password"), fields["Password"])
     tap(o, ehr.get_by_role("button", name="Login"))
     page(o, ehr.get_by_role("navigation", name="Main menu"))
 

@@ -1,4 +1,4 @@
-"""The web-EHR orders tasks end to end: each task's oracle, run in a real episode (Xvfb,
+"""The web-EHR tasks end to end (the orders tasks, and pa-15, which needs no payer site): each task's oracle, run in a real episode (Xvfb,
 Chromium, portal_web, pixel session), scores 1.0 through the GUI (ord-18 through the FHIR
 API), and the same episode graded untouched scores what doing nothing earns.
 
@@ -51,6 +51,7 @@ UNTOUCHED = {
     ("ord-16", "default"): 0.0,
     ("ord-18", "default"): 0.0,
     ("ord-19", "default"): 0.0,
+    ("pa-15", "default"): 0.40,       # nothing submitted (the only PA task the EHR alone solves)
 }
 CATALOG = load_catalog()
 # a busy CI machine may need more than the default 45 s to bring an episode up
