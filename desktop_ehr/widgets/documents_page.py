@@ -10,9 +10,20 @@ one transaction, Cancel leaves it in the inbox.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtCore import QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextImageFormat,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -20,9 +31,9 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QSplitter,
     QTableView,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -48,18 +59,154 @@ INBOX_COLUMNS = [("description", "Scanned Document"), ("received", "Received"),
 DROP_PROPERTY = "documentDropTarget"
 
 
-def document_text(filename: str, mime: str, content: bytes) -> str:
-    """Readable text of a scan for the viewer (PDF text layer, or the bytes as text)."""
-    if mime == "application/pdf" or filename.lower().endswith(".pdf"):
-        try:
-            from pypdf import PdfReader
+@dataclass(frozen=True)
+class DocumentView:
+    """What a viewer shows of a document: its text, or, for a scan (a PDF with no text
+    layer), one image per page, with ``text`` summing them up ("Scanned image, 2 pages").
+    A page with no image on it is None."""
 
-            reader = PdfReader(io.BytesIO(content))
-            return "\n\n".join((page.extract_text() or "") for page in reader.pages).strip() \
-                or "(scanned image; no text layer)"
-        except Exception as exc:  # a damaged scan still shows something useful
-            return f"(cannot read {filename}: {exc})"
-    return content.decode("utf-8", errors="replace")
+    text: str
+    pages: tuple[QImage | None, ...] = ()
+
+
+def read_document(filename: str, mime: str, content: bytes) -> DocumentView:
+    """The PDF's text layer, else its scanned pages; other files as text."""
+    if not (mime == "application/pdf" or filename.lower().endswith(".pdf")):
+        return DocumentView(content.decode("utf-8", errors="replace"))
+    try:
+        from pypdf import PdfReader
+
+        reader = PdfReader(io.BytesIO(content))
+        text = "\n\n".join((page.extract_text() or "") for page in reader.pages).strip()
+        if text:
+            return DocumentView(text)
+        pages = tuple(_page_image(page) for page in reader.pages)
+    except Exception as exc:  # a damaged scan still shows something useful
+        return DocumentView(f"(cannot read {filename}: {exc})")
+    if not any(page is not None for page in pages):
+        return DocumentView("(no text layer and no page images)")
+    count = len(pages)
+    return DocumentView(f"Scanned image, {count} page{'' if count == 1 else 's'}", pages)
+
+
+def _page_image(page) -> QImage | None:
+    """The largest image embedded in a PDF page: a scanner stores each sheet as one."""
+    best: QImage | None = None
+    for embedded in page.images:
+        image = QImage.fromData(embedded.data)
+        if image.isNull():  # an encoding Qt does not read (JPEG 2000, CCITT…): via Pillow
+            png = io.BytesIO()
+            embedded.image.convert("RGB").save(png, format="PNG")
+            image = QImage.fromData(png.getvalue())
+        if not image.isNull() and (best is None or image.width() * image.height()
+                                   > best.width() * best.height()):
+            best = image
+    return best
+
+
+class DocumentViewer(QTextEdit):
+    """Read-only viewer of a document: its text, or its scanned pages stacked on a grey
+    backdrop, each scaled to the viewer's width under a "Page 1 of 2" caption.
+
+    It is a QTextEdit so the inspector reads what the user sees (``toPlainText``): for a
+    scan the summary line ("Scanned image, 2 pages") and the page captions, with one U+FFFC
+    (Qt's stand-in for an embedded object) where each page image is.
+    """
+
+    BACKDROP = "#6e757c"
+    PAGE_GAP = 12
+
+    def __init__(self, object_name: str, accessible_name: str, parent=None) -> None:
+        super().__init__(parent)
+        named(self, object_name, accessible_name)
+        self.setReadOnly(True)
+        self._text_flags = self.textInteractionFlags()
+        self._text_margin = self.document().documentMargin()
+        self._view = DocumentView("")
+        self._laid_out_width = 0
+
+    @property
+    def page_count(self) -> int:
+        return len(self._view.pages)
+
+    def show_document(self, view: DocumentView) -> None:
+        self._view = view
+        if view.pages:
+            self.setStyleSheet(f"QTextEdit {{ background: {self.BACKDROP}; }}")
+            self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+            self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+            self._lay_out_pages()
+            self.verticalScrollBar().setValue(0)
+        else:
+            self.setStyleSheet("")
+            self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+            self.setTextInteractionFlags(self._text_flags)
+            self.document().setDocumentMargin(self._text_margin)
+            self.setCurrentCharFormat(QTextCharFormat())  # not the last scan's caption style
+            self.setPlainText(view.text)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self._view.pages and self._page_width() != self._laid_out_width:
+            scroll = self.verticalScrollBar()
+            at = scroll.value() / scroll.maximum() if scroll.maximum() else 0.0
+            self._lay_out_pages()
+            scroll.setValue(round(at * scroll.maximum()))
+
+    def _page_width(self) -> int:
+        return max(80, self.viewport().width() - 2 * self.PAGE_GAP - 4)
+
+    def _lay_out_pages(self) -> None:
+        """Fill the document with the captions and the pages scaled to the width."""
+        doc = self.document()
+        doc.clear()
+        doc.setDocumentMargin(self.PAGE_GAP)
+        width = self._laid_out_width = self._page_width()
+        ratio = self.devicePixelRatioF()
+        caption_format = QTextCharFormat()
+        caption_format.setForeground(QColor("#f2f4f6"))
+        caption_format.setFontPointSize(max(7.0, self.font().pointSizeF() - 1))
+        centred = QTextBlockFormat()
+        centred.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        cursor = QTextCursor(doc)
+        cursor.setBlockFormat(centred)
+        cursor.insertText(self._view.text, caption_format)
+        count = len(self._view.pages)
+        for number, page in enumerate(self._view.pages, start=1):
+            above = QTextBlockFormat(centred)
+            above.setTopMargin(self.PAGE_GAP)
+            cursor.insertBlock(above)
+            note = "" if page is not None else " (no image on this page)"
+            cursor.insertText(f"Page {number} of {count}{note}", caption_format)
+            if page is None:
+                continue
+            image = _framed(page.scaledToWidth(round(width * ratio),
+                                               Qt.TransformationMode.SmoothTransformation))
+            image.setDevicePixelRatio(ratio)
+            name = f"scan-page-{number}"
+            doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+            picture = QTextImageFormat()
+            picture.setName(name)
+            picture.setWidth(image.width() / ratio)
+            picture.setHeight(image.height() / ratio)
+            cursor.insertBlock(centred)
+            cursor.insertImage(picture)
+        self.setTextCursor(QTextCursor(doc))  # at the top: showing it must not scroll down
+
+
+def _framed(page: QImage) -> QImage:
+    """A page on a thin dark edge with a soft shadow below right, as paper on a desk."""
+    shadow = 3
+    framed = QImage(page.width() + shadow, page.height() + shadow,
+                    QImage.Format.Format_ARGB32_Premultiplied)
+    framed.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(framed)
+    painter.fillRect(shadow, shadow, page.width(), page.height(), QColor(0, 0, 0, 90))
+    painter.drawImage(0, 0, page)
+    painter.setPen(QColor("#3c4248"))
+    painter.drawRect(0, 0, page.width() - 1, page.height() - 1)
+    painter.end()
+    return framed
 
 
 class DraggableInbox(QTableView):
@@ -143,9 +290,8 @@ class FileDocumentDialog(QDialog):
                           [("", None)] + [(t, t) for t in chart.ref.document_types])
         self.description = line_edit("fileDocument.description", "Document description",
                                      "optional")
-        preview = named(QPlainTextEdit(document_text(filename, mime, content)),
-                        "fileDocument.preview", "Document preview")
-        preview.setReadOnly(True)
+        self.preview = DocumentViewer("fileDocument.preview", "Document preview")
+        self.preview.show_document(read_document(filename, mime, content))
         self.error = error_label("fileDocument.error")
         form = QFormLayout()
         form.addRow("Patient:", named(QLabel(f"{s.name}   MRN {s.mrn}   DOB "
@@ -161,7 +307,7 @@ class FileDocumentDialog(QDialog):
         cancel = button("✖ Cancel", "fileDocument.cancel", "Cancel", slot=self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(preview, 1)
+        layout.addWidget(self.preview, 1)
         layout.addWidget(self.error)
         row = QHBoxLayout()
         row.addStretch(1)
@@ -232,8 +378,7 @@ class DocumentsPage(QWidget):
         self.inbox.horizontalHeader().setStretchLastSection(True)
         self.inbox.setColumnWidth(0, 260)
         self.inbox.dropped.connect(self._dropped)
-        self.viewer = named(QPlainTextEdit(), "documents.viewer", "Scanned document viewer")
-        self.viewer.setReadOnly(True)
+        self.viewer = DocumentViewer("documents.viewer", "Scanned document viewer")
         self.inbox.clicked.connect(self._view)
         inbox_side = QFrame()
         inbox_side.setProperty("role", "panel")
@@ -257,12 +402,12 @@ class DocumentsPage(QWidget):
     def load(self) -> None:
         self.filed_model.set_rows(chart_lists.documents(self.chart.ctx, self.chart.patient_id))
         self.inbox_model.set_rows(chart_lists.unfiled_documents(self.chart.ctx))
-        self.viewer.setPlainText("")
+        self.viewer.show_document(DocumentView(""))
 
     def _view(self, index) -> None:
         doc = self.inbox_model.row_at(index.row())
         filename, mime, content = document_content(self.chart.ctx, doc.id)
-        self.viewer.setPlainText(document_text(filename, mime, content))
+        self.viewer.show_document(read_document(filename, mime, content))
 
     def _dropped(self, document_id: int, _target: QWidget) -> None:
         if FileDocumentDialog.file(self, self.chart, document_id):
