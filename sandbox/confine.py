@@ -131,14 +131,16 @@ class Confinement:
         return [*UNSHARE, "--", os.path.realpath(sys.executable), "-I", "-S",
                 os.path.realpath(confine_exec.__file__), *steps, "--", program]
 
-    def launcher(self, path: Path, program: str) -> Path:
+    def launcher(self, path: Path, program: str, stderr_log: Path | None = None) -> Path:
         """Write an executable script at ``path`` that runs ``program`` confined, with the
-        arguments it is given (Playwright's ``executable_path``)."""
+        arguments it is given (Playwright's ``executable_path``); its standard error is
+        appended to ``stderr_log`` when given."""
         argv = " ".join(shlex.quote(a) for a in self.command(program))
+        redirect = f" 2>>{shlex.quote(str(stderr_log))}" if stderr_log is not None else ""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("#!/bin/sh\n# The episode's browser in its own mount and PID "
                         "namespace (sandbox.confine).\n"
-                        f'exec {argv} "$@"\n')
+                        f'exec {argv} "$@"{redirect}\n')
         path.chmod(0o755)
         return path
 

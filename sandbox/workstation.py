@@ -31,9 +31,11 @@ off also closes that pipe to page targets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import shlex
 import shutil
 import sys
 import threading
@@ -237,6 +239,8 @@ class Workstation:
     receiver: Any = None  # playwright BrowserContext of the receiver window
     _taskbar: Any = None
     _closing: bool = False
+    _starting_browser: bool = False
+    _browser_exited: bool = False
     _cdp: Any = None
     _pages_by_site: dict[str, Any] = field(default_factory=dict)
     _launchers: dict[str, str] = field(default_factory=dict)
@@ -289,8 +293,40 @@ class Workstation:
         self._taskbar = self._start_taskbar()
 
     async def start_browser(self, playwright: Any) -> None:
-        await self._launch_tab_browser(playwright, find_chromium(self.chromium))
-        await self.open_tabs()
+        """The tab browser with the task's tabs. A Chromium that exits while it starts (it
+        happens, rarely, on a loaded machine) is started once more; a second failure is the
+        episode's."""
+        chromium = find_chromium(self.chromium)
+        for attempt in (1, 2):
+            self._starting_browser = True
+            try:
+                await self._launch_tab_browser(playwright, chromium)
+                await self.open_tabs()
+            except Exception as exc:
+                exited = self.context is None or self._browser_exited
+                if attempt == 2 or not exited:
+                    raise
+                log.warning("Chromium (the tab browser) exited while starting; starting it "
+                            "again: %s%s", exc, self.chromium_log_tail())
+                with contextlib.suppress(Exception):
+                    if self.context is not None:
+                        await asyncio.wait_for(self.context.close(), 10)
+                self.context = None
+                continue
+            finally:
+                self._starting_browser = False
+            if self._browser_exited:
+                raise WorkstationError("Chromium (the tab browser) exited while starting"
+                                       + self.chromium_log_tail())
+            return
+
+    def chromium_log_tail(self, limit: int = 800) -> str:
+        """The end of Chromium's standard error (for failure messages), or ''."""
+        try:
+            text = (self.logs_dir / "chromium.log").read_text(errors="replace").strip()
+        except OSError:
+            return ""
+        return f"; its last output: {text[-limit:]}" if text else ""
 
     async def start_receiver(self, playwright: Any, port: int, token: str) -> None:
         """The Citrix Workspace window on a published app's session, in front."""
@@ -337,12 +373,21 @@ class Workstation:
 
     def _confined(self, chromium: str) -> str:
         """The launcher that runs ``chromium`` in the episode's confined view (written and
-        checked once per workstation), or ``chromium`` itself when confinement is off or
-        impossible here (with a warning in the episode's log)."""
-        if not (self.confine and confine.enabled()):
-            return chromium
+        checked once per workstation), or a plain one when confinement is off or impossible
+        here (with a warning in the episode's log). Either appends Chromium's standard error
+        to ``logs/chromium.log``."""
         with self._launchers_lock:
+            if not (self.confine and confine.enabled()):
+                return self._plain_launcher(chromium)
             return self._launcher(chromium)
+
+    def _plain_launcher(self, chromium: str) -> str:
+        path = self.logs_dir / "chromium-launch.sh"
+        log_path = shlex.quote(str(self.logs_dir / "chromium.log"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'#!/bin/sh\nexec {shlex.quote(chromium)} "$@" 2>>{log_path}\n')
+        path.chmod(0o755)
+        return str(path)
 
     def _launcher(self, chromium: str) -> str:
         if chromium not in self._launchers:
@@ -352,13 +397,14 @@ class Workstation:
                     output=self.documents.parent / "output")
                 view.check()
                 self._launchers[chromium] = str(view.launcher(
-                    self.logs_dir / "chromium-confined.sh", chromium))
+                    self.logs_dir / "chromium-confined.sh", chromium,
+                    stderr_log=self.logs_dir / "chromium.log"))
             except (confine.ConfinementError, OSError) as exc:
                 log.warning("the browser runs unconfined (its file chooser can browse the "
                             "machine): %s", exc)
                 with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
                     out.write(f"browser not confined: {exc}\n")
-                self._launchers[chromium] = chromium
+                self._launchers[chromium] = self._plain_launcher(chromium)
         return self._launchers[chromium]
 
     async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
@@ -367,7 +413,8 @@ class Workstation:
         self.context = await self._launch(
             playwright, chromium, self.home / ".config" / "chromium", rules,
             ["--start-maximized", f"--class={BROWSER_CLASS}"], self.hosts, homepage)
-        self.context.on("close", lambda _ctx: self._crashed("Chromium (the tab browser)"))
+        self._browser_exited = False
+        self.context.on("close", lambda _ctx: self._tab_browser_closed())
         # Downloads keep their own names in the episode's Downloads (Playwright's default
         # would store them under random names in a temporary folder).
         self._cdp = await self.context.browser.new_browser_cdp_session()
@@ -394,6 +441,11 @@ class Workstation:
                                                   self.receiver_title)
         except Exception:  # noqa: BLE001 - closing or navigating
             pass
+
+    def _tab_browser_closed(self) -> None:
+        self._browser_exited = True
+        if not self._starting_browser:  # while starting, start_browser decides
+            self._crashed("Chromium (the tab browser)")
 
     def _crashed(self, what: str) -> None:
         if not self._closing and self.on_crash is not None:

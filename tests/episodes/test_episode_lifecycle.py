@@ -203,3 +203,40 @@ def test_run_with_no_agent_prints_a_report(tmp_path, capsys, no_leaks):
     assert (out / "final.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["--tasks-dir", str(DEMO_DIR), "run", "demo-1", "--agent", "none"]) == 2
     assert "did you mean demo-01" in capsys.readouterr().err
+
+
+def test_a_browser_that_exits_while_starting_is_started_once_more(tmp_path, demo_catalog,
+                                                                   no_leaks, monkeypatch):
+    """Chromium dying at launch (seen once on a loaded CI machine) costs one more launch,
+    not the episode; it is logged with what Chromium printed. A second failure fails the
+    episode with a clear reason."""
+    from sandbox.workstation import find_chromium
+
+    monkeypatch.setenv("EHR_SANDBOX_CONFINE", "0")  # the fake browsers live in a hidden /tmp
+    real = find_chromium()
+    marker = tmp_path / "first-launch-done"
+    flaky = tmp_path / "flaky-chromium"
+    flaky.write_text(f"#!/bin/sh\nif [ ! -e {marker} ]; then touch {marker}; "
+                     f"echo 'simulated crash at launch' >&2; exit 1; fi\nexec {real} \"$@\"\n")
+    flaky.chmod(0o755)
+    broken = tmp_path / "broken-chromium"
+    broken.write_text("#!/bin/sh\necho 'simulated crash at launch' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    spec = demo_catalog.get("demo-01")
+
+    async def scenario(chromium: Path, run_dir: Path):
+        episode = Episode(spec, run_dir=run_dir, config=EpisodeConfig(chromium=str(chromium)))
+        try:
+            await episode.start()
+            return episode.status, episode.workstation.context is not None
+        finally:
+            await episode.stop()
+
+    status, has_browser = asyncio.run(scenario(flaky, tmp_path / "run"))
+    assert marker.exists() and (status, has_browser) == ("running", True)
+    assert "simulated crash at launch" in (tmp_path / "run" / "logs" / "chromium.log").read_text()
+
+    with pytest.raises(Exception, match="did not start") as info:
+        asyncio.run(scenario(broken, tmp_path / "run2"))
+    assert "simulated crash at launch" in str(info.value) or "closed" in str(info.value)
+    assert not no_leaks(), "episode processes outlived stop()"
