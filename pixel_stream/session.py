@@ -348,7 +348,10 @@ class PixelSession:
         """
         if self._input_pool is None:
             raise SessionError("the session is stopped")
-        if self._input_pending == 0 and getattr(fn, "__name__", "") in INLINE_INPUT:
+        name = getattr(fn, "__name__", "")
+        # a double or triple click sleeps between its clicks: never on the event loop
+        multi_click = name == "click" and len(args) > 1 and args[1] > 1
+        if self._input_pending == 0 and name in INLINE_INPUT and not multi_click:
             return fn(*args)
         self._input_pending += 1
         try:
