@@ -118,8 +118,8 @@ def _scene(name: str, run_dir: Path, out: Path) -> None:
     elif name == "desktop-powerchart-documents.png":
         workspace.select("Documentation")
         page = workspace.documents
-        page.inbox.selectRow(0)
-        page._view(page.inbox_model.index(0, 0))
+        page.inbox.selectRow(1)  # a scan (row 0 is a fax with a text layer)
+        page._view(page.inbox_model.index(1, 0))
     loop = QEventLoop()
     QTimer.singleShot(1500, loop.quit)  # let the X server composite every window
     loop.exec()
