@@ -163,11 +163,7 @@ class ViewerInput:
 
     async def release_all(self) -> None:
         """Release everything this client holds (page lost focus, client went away)."""
-        await self._run(self._release_now_batched)
-
-    def _release_now_batched(self) -> None:
-        with self._injector.batch():
-            self._release_now()
+        await self._run(self.apply_all, [{"t": "release_all"}])
 
     def _release_now(self) -> None:
         for keycode in self._pressed.values():

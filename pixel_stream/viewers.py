@@ -217,9 +217,8 @@ class ViewerConnection:
                 except Exception as exc:  # noqa: BLE001 - report and keep serving
                     failures = [(event, exc) for event in events]
                 failed = {id(event) for event, _exc in failures}
-                for _event, exc in failures[:1]:
-                    if self.channel is not None and self.channel.readyState == "open":
-                        self.channel.send(json.dumps({"t": "error", "message": str(exc)}))
+                if failures and self.channel is not None and self.channel.readyState == "open":
+                    self.channel.send(json.dumps({"t": "error", "message": str(failures[0][1])}))
                 for event in events:
                     if id(event) not in failed:
                         record = {k: v for k, v in event.items() if k != "keysym"}

@@ -265,7 +265,7 @@ class InputInjector:
 
     def press_combo(self, combo: Combo) -> None:
         """Press modifiers, tap the key (adding Shift if its symbol needs it), release."""
-        with self._lock:
+        with self.batch():
             pressed: list[int] = []
             try:
                 for keysym in combo.modifiers:
@@ -279,15 +279,13 @@ class InputInjector:
             finally:
                 for kc in reversed(pressed):
                     self._key_code(kc, False)
-                self._delivered()
 
     def hold_combo(self, combo: Combo, down: bool) -> None:
         """Press (or release, in reverse order) every key of ``combo``."""
-        with self._lock:
+        with self.batch():
             order = combo.keysyms if down else tuple(reversed(combo.keysyms))
             for keysym in order:
                 self.key(keysym, down)
-            self._delivered()
 
     def _is_shift_code(self, keycode: int) -> bool:
         return keycode in self._shift_codes
@@ -323,12 +321,11 @@ class InputInjector:
 
     def release_all(self) -> None:
         """Release every key and button this injector pressed (a client went away)."""
-        with self._lock:
+        with self.batch():
             for keycode in list(self._held_keys):
                 self._key_code(keycode, False)
             for button in list(self._held_buttons):
                 self.button(button, False)
-            self._delivered()
 
     def _delivered(self) -> None:
         """Wait until the server has processed everything sent so far (see the module
