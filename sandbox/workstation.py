@@ -298,27 +298,28 @@ class Workstation:
         episode's."""
         chromium = find_chromium(self.chromium)
         for attempt in (1, 2):
+            failure: Exception | None = None
             self._starting_browser = True
             try:
                 await self._launch_tab_browser(playwright, chromium)
                 await self.open_tabs()
-            except Exception as exc:
-                exited = self.context is None or self._browser_exited
-                if attempt == 2 or not exited:
-                    raise
-                log.warning("Chromium (the tab browser) exited while starting; starting it "
-                            "again: %s%s", exc, self.chromium_log_tail())
-                with contextlib.suppress(Exception):
-                    if self.context is not None:
-                        await asyncio.wait_for(self.context.close(), 10)
-                self.context = None
-                continue
+            except Exception as exc:  # noqa: BLE001 - decided below: retried or raised
+                failure = exc
             finally:
                 self._starting_browser = False
-            if self._browser_exited:
+            if self.context is not None and not self._browser_exited:
+                if failure is not None:
+                    raise failure
+                return
+            if attempt == 2:
                 raise WorkstationError("Chromium (the tab browser) exited while starting"
-                                       + self.chromium_log_tail())
-            return
+                                       + self.chromium_log_tail()) from failure
+            log.warning("Chromium (the tab browser) exited while starting; starting it "
+                        "again: %s%s", failure, self.chromium_log_tail())
+            if self.context is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.context.close(), 10)
+                self.context = None
 
     def chromium_log_tail(self, limit: int = 800) -> str:
         """The end of Chromium's standard error (for failure messages), or ''."""
@@ -377,9 +378,11 @@ class Workstation:
         here (with a warning in the episode's log). Either appends Chromium's standard error
         to ``logs/chromium.log``."""
         with self._launchers_lock:
-            if not (self.confine and confine.enabled()):
-                return self._plain_launcher(chromium)
-            return self._launcher(chromium)
+            if chromium not in self._launchers:
+                self._launchers[chromium] = (
+                    self._launcher(chromium) if self.confine and confine.enabled()
+                    else self._plain_launcher(chromium))
+            return self._launchers[chromium]
 
     def _plain_launcher(self, chromium: str) -> str:
         path = self.logs_dir / "chromium-launch.sh"
@@ -390,22 +393,19 @@ class Workstation:
         return str(path)
 
     def _launcher(self, chromium: str) -> str:
-        if chromium not in self._launchers:
-            try:
-                view = confine.Confinement.for_browser(
-                    home=self.home, documents=self.documents, downloads=self.downloads,
-                    output=self.documents.parent / "output")
-                view.check()
-                self._launchers[chromium] = str(view.launcher(
-                    self.logs_dir / "chromium-confined.sh", chromium,
-                    stderr_log=self.logs_dir / "chromium.log"))
-            except (confine.ConfinementError, OSError) as exc:
-                log.warning("the browser runs unconfined (its file chooser can browse the "
-                            "machine): %s", exc)
-                with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
-                    out.write(f"browser not confined: {exc}\n")
-                self._launchers[chromium] = self._plain_launcher(chromium)
-        return self._launchers[chromium]
+        try:
+            view = confine.Confinement.for_browser(
+                home=self.home, documents=self.documents, downloads=self.downloads,
+                output=self.documents.parent / "output")
+            view.check()
+            return str(view.launcher(self.logs_dir / "chromium-confined.sh", chromium,
+                                     stderr_log=self.logs_dir / "chromium.log"))
+        except (confine.ConfinementError, OSError) as exc:
+            log.warning("the browser runs unconfined (its file chooser can browse the "
+                        "machine): %s", exc)
+            with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
+                out.write(f"browser not confined: {exc}\n")
+            return self._plain_launcher(chromium)
 
     async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
         rules = host_resolver_rules(self.hosts, self.portal_port)
