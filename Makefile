@@ -15,13 +15,13 @@ run: $(STAMP)
 	$(VENV)/bin/ehr-sandbox up
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check sandbox verifier portal_web pixel_stream desktop_ehr tests fixtures
+	$(VENV)/bin/ruff check sandbox episodes verifier portal_web pixel_stream desktop_ehr tests fixtures
 
 test: $(STAMP) lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
-	$(PY) -m sandbox.bench
+	$(PY) -m episodes.benchmarks
 
 clean:
 	rm -rf runs .pytest_cache

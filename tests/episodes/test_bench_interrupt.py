@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks):
     out = tmp_path / "bench"
-    argv = [sys.executable, "-m", "sandbox.cli", "--tasks-dir", str(DEMO_DIR), "bench",
+    argv = [sys.executable, "-m", "episodes.cli", "--tasks-dir", str(DEMO_DIR), "bench",
             "--agent", "none", "--tasks", "demo-01", "--variants", "all", "--parallel", "2",
             "--out", str(out)]
     bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

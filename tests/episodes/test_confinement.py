@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import confine, confine_exec
-from sandbox.confine import Confinement
-from sandbox.episode_procs import pids_with_argument
+from episodes import confine, confine_exec
+from episodes.confine import Confinement
+from episodes.processes import pids_with_argument
 from sandbox.paths import REPO_ROOT, TASKS_DIR
 
 
@@ -134,7 +134,7 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
 @needs_namespaces
 def test_a_real_episode_browser_cannot_see_the_task_seeds(tmp_path, demo_catalog, no_leaks,
                                                           monkeypatch):
-    from sandbox.episode import Episode
+    from episodes.episode import Episode
 
     monkeypatch.delenv(confine.SWITCH, raising=False)
     seed = next(TASKS_DIR.glob("*/seed/*.yaml"))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sandbox.env import EhrSandboxEnv, EnvError, RecordEpisode, TimeLimit
+from episodes.env import EhrSandboxEnv, EnvError, RecordEpisode, TimeLimit
 from tests.episodes.conftest import DEMO_DIR
 
 pytestmark = pytest.mark.slow

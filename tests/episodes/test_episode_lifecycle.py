@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.episode import Episode, EpisodeConfig
-from sandbox.oracle import InspectorClient, run_oracle
-from sandbox.runner import AgentSpec, run_episode
+from episodes.episode import Episode, EpisodeConfig
+from episodes.oracle import InspectorClient, run_oracle
+from episodes.runner import AgentSpec, run_episode
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
         await episode.start()
         try:
             pids = episode.process_ids()
-            # (not Chromium's helpers, nor the unshare that confines it: sandbox.confine)
+            # (not Chromium's helpers, nor the unshare that confines it: episodes.confine)
             browsers = [_cmdline(p) for p in pids if "--user-data-dir" in _cmdline(p)
                         and "--type=" not in _cmdline(p)
                         and not _cmdline(p).startswith("unshare ")]
@@ -186,7 +186,7 @@ def test_published_app_through_citrix_and_a_crash_that_fails_only_its_episode(
 
 
 def test_run_with_no_agent_prints_a_report(tmp_path, capsys, no_leaks):
-    from sandbox.cli import main
+    from episodes.cli import main
     from tests.episodes.conftest import DEMO_DIR
 
     out = tmp_path / "run"
@@ -210,7 +210,7 @@ def test_a_browser_that_exits_while_starting_is_started_once_more(tmp_path, demo
     """Chromium dying at launch (seen once on a loaded CI machine) costs one more launch,
     not the episode; it is logged with what Chromium printed. A second failure fails the
     episode with a clear reason."""
-    from sandbox.workstation import find_chromium
+    from episodes.workstation import find_chromium
 
     monkeypatch.setenv("EHR_SANDBOX_CONFINE", "0")  # the fake browsers live in a hidden /tmp
     real = find_chromium()

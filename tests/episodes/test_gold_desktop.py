@@ -16,8 +16,8 @@ import asyncio
 import pytest
 
 from sandbox.catalog import load_catalog
-from sandbox.episode import Episode
-from sandbox.oracle import run_oracle
+from episodes.episode import Episode
+from episodes.oracle import run_oracle
 from sandbox.seeding import seed_task
 
 pytestmark = pytest.mark.slow

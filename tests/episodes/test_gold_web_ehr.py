@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import pytest
 
 from sandbox.catalog import load_catalog
-from sandbox.episode import Episode, EpisodeConfig
-from sandbox.oracle import Oracle, OracleViolation, run_oracle
-from sandbox.workstation import WorkstationError, find_chromium
+from episodes.episode import Episode, EpisodeConfig
+from episodes.oracle import Oracle, OracleViolation, run_oracle
+from episodes.workstation import WorkstationError, find_chromium
 
 
 def _has_chromium() -> bool:

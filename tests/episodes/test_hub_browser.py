@@ -24,7 +24,7 @@ def _free_port() -> int:
 def hub_url(tmp_path, no_leaks):
     import uvicorn
 
-    from sandbox.hub.app import create_hub
+    from episodes.hub.app import create_hub
 
     app = create_hub({"runs_dir": tmp_path / "runs", "tasks_dirs": [DEMO_DIR]})
     port = _free_port()
@@ -44,7 +44,7 @@ def hub_url(tmp_path, no_leaks):
 def test_hub_starts_the_demo_episode_and_streams_it(hub_url):
     from playwright.async_api import async_playwright
 
-    from sandbox.workstation import find_chromium
+    from episodes.workstation import find_chromium
 
     async def scenario():
         async with async_playwright() as pw:

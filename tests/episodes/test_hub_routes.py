@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from sandbox.episode import Episode
-from sandbox.hub.app import create_hub
+from episodes.episode import Episode
+from episodes.hub.app import create_hub
 from tests.episodes.conftest import DEMO_DIR
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.oracle import (
+from episodes.oracle import (
     READ_ONLY_METHODS,
     OracleViolation,
     ReadOnly,
@@ -17,7 +17,7 @@ from sandbox.paths import FIXTURES_DIR
 
 GOLD_FILES = sorted(FIXTURES_DIR.glob("*/*/gold.py"))
 # the steps gold files share obey the same rules
-STEP_FILES = sorted((Path(__file__).parents[2] / "sandbox" / "oracle_steps").glob("*.py"))
+STEP_FILES = sorted((Path(__file__).parents[2] / "episodes" / "oracle_steps").glob("*.py"))
 
 
 def test_shared_steps_exist():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
-from sandbox.episode import Episode
+from episodes.episode import Episode
 from sandbox.fingerprint import fingerprint
 from sandbox.stores import WriteContext, model_for, open_store
 

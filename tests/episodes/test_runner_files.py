@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import runner
-from sandbox.runner import AgentSpec, Job, RunnerError, bench, bench_jobs, write_tables
+from episodes import runner
+from episodes.runner import AgentSpec, Job, RunnerError, bench, bench_jobs, write_tables
 
 
 def test_agent_spec_parsing(tmp_path: Path):

@@ -15,7 +15,7 @@ DEMO = Path(__file__).parents[2] / "fixtures" / "demo" / "DEMO-T01"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sandbox.cli", *args],
+    return subprocess.run([sys.executable, "-m", "episodes.cli", *args],
                           capture_output=True, text=True, timeout=300)
 
 

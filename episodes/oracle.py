@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sandbox.episode import Episode
+    from episodes.episode import Episode
 
 log = logging.getLogger(__name__)
 
@@ -496,7 +496,7 @@ class Oracle:
         """Bring ``browser`` or ``citrix`` to the front with a click on its taskbar button
         and wait until it has the focus. ``click``: click even when it is in front already,
         so that a replay of the recorded trace does not depend on which window had it."""
-        from sandbox.workstation import BROWSER_CLASS, RECEIVER_CLASS
+        from episodes.workstation import BROWSER_CLASS, RECEIVER_CLASS
 
         wanted = {"browser": BROWSER_CLASS, "citrix": RECEIVER_CLASS}[which]
         state = self._run(asyncio.to_thread(taskbar_state, self.episode.display.name))

@@ -18,12 +18,12 @@ policies set):
   other name (``localhost``, IP literals included) to "not found": the browser cannot reach
   the hub, a pixel session's agent API or anything else on the machine;
 * downloads go to the episode's Downloads without a prompt;
-* the browser runs in its own mount and PID namespace (``sandbox.confine``) where the
+* the browser runs in its own mount and PID namespace (``episodes.confine``) where the
   machine's folders are empty and only its HOME, Documents, Downloads and Output are there,
   so the file chooser cannot upload the task's seed or anything else outside them.
 
 The browser is launched by Playwright over ``--remote-debugging-pipe`` (never a TCP port):
-the pipe is how the oracle driver *locates* elements (``sandbox.oracle``) and how reset
+the pipe is how the oracle driver *locates* elements (``episodes.oracle``) and how reset
 clears cookies and tabs. DevTools' own availability switch is left on because turning it
 off also closes that pipe to page targets.
 """
@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox import confine
-from sandbox.taskbar import TASKBAR_HEIGHT
+from episodes import confine
+from episodes.taskbar import TASKBAR_HEIGHT
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class Workstation:
     receiver_title: str = "Citrix Workspace"
     chromium: str | None = None
     on_crash: Callable[[str], None] | None = None
-    confine: bool = True  # see sandbox.confine; EHR_SANDBOX_CONFINE=0 also switches it off
+    confine: bool = True  # see episodes.confine; EHR_SANDBOX_CONFINE=0 also switches it off
     context: Any = None  # playwright BrowserContext of the tab browser
     receiver: Any = None  # playwright BrowserContext of the receiver window
     _taskbar: Any = None
@@ -353,7 +353,7 @@ class Workstation:
         from pixel_stream.procs import ManagedProcess
 
         return ManagedProcess(
-            [sys.executable, "-m", "sandbox.taskbar",
+            [sys.executable, "-m", "episodes.taskbar",
              "--clock", str(self.clock_path), "--height", str(TASKBAR_HEIGHT)],
             name="taskbar", env=self.environment(), log_path=self.logs_dir / "taskbar.log",
         ).start()

@@ -14,7 +14,7 @@ The PID namespace with its own ``/proc`` matters as much as the mounts: otherwis
 
 ``Confinement.launcher()`` writes a two-line shell script used as Playwright's
 ``executable_path``: it ``exec``\\s ``unshare`` (the namespaces), which ``exec``\\s
-``sandbox/confine_exec.py`` (a script: the mounts, by system call), which ``exec``\\s
+``episodes/confine_exec.py`` (a script: the mounts, by system call), which ``exec``\\s
 the real browser with the same arguments — so the ``--remote-debugging-pipe`` file
 descriptors 3 and 4 reach Chromium untouched. ``EHR_SANDBOX_CONFINE=0`` switches confinement off (for
 debugging); when the namespace cannot be made (no privilege), the caller falls back to the
@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox import confine_exec
+from episodes import confine_exec
 from sandbox.paths import REPO_ROOT
 
 # Top-level folders the browser keeps: the system it runs on. Every other top-level folder
@@ -125,7 +125,7 @@ class Confinement:
 
     def command(self, program: str) -> list[str]:
         """argv that runs ``program`` (arguments follow) inside the confined view: unshare
-        makes the namespaces, ``sandbox/confine_exec.py`` (a script) mounts and ``exec``\\s
+        makes the namespaces, ``episodes/confine_exec.py`` (a script) mounts and ``exec``\\s
         the program."""
         steps = [part for step in self.mount_plan() for part in step]
         return [*UNSHARE, "--", os.path.realpath(sys.executable), "-I", "-S",
@@ -139,7 +139,7 @@ class Confinement:
         redirect = f" 2>>{shlex.quote(str(stderr_log))}" if stderr_log is not None else ""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("#!/bin/sh\n# The episode's browser in its own mount and PID "
-                        "namespace (sandbox.confine).\n"
+                        "namespace (episodes.confine).\n"
                         f'exec {argv} "$@"{redirect}\n')
         path.chmod(0o755)
         return path

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.catalog import TaskSpec
 from sandbox.clock import SandboxClock, SharedClock
-from sandbox.episode_procs import (
+from episodes.processes import (
     alive,
     descendants,
     free_port,
@@ -48,7 +48,7 @@ from sandbox.episode_procs import (
     reap,
 )
 from sandbox.seeding import check_variant, restore, seed_task, task_inputs
-from sandbox.workstation import Workstation, task_sites, task_tabs
+from episodes.workstation import Workstation, task_sites, task_tabs
 
 log = logging.getLogger(__name__)
 
@@ -508,7 +508,7 @@ class Episode:
     async def _reset_app(self, app: PublishedApp) -> None:
         """Ask the app to go back to its start screen; restart it if it cannot."""
         if app.inspector is not None:
-            from sandbox.oracle import InspectorClient, InspectorError
+            from episodes.oracle import InspectorClient, InspectorError
 
             try:
                 await asyncio.to_thread(InspectorClient(app.inspector).reset)

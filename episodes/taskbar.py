@@ -6,7 +6,7 @@ this is how an agent or an annotator switches between the browser and the Citrix
 It reacts to X property changes only (no polling), and publishes where each button is on
 the root window (``_EHR_TASKBAR_BUTTONS``) for the oracle's locator, like a screen reader.
 
-Run by the episode as ``python -m sandbox.taskbar --clock RUN/clock.json``.
+Run by the episode as ``python -m episodes.taskbar --clock RUN/clock.json``.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m sandbox.taskbar",
+    parser = argparse.ArgumentParser(prog="python -m episodes.taskbar",
                                      description="the workstation's taskbar (on $DISPLAY)")
     parser.add_argument("--clock", type=Path, required=True, help="the episode's clock.json")
     parser.add_argument("--height", type=int, default=TASKBAR_HEIGHT)

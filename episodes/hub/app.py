@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from sandbox.catalog import Catalog, CatalogError, TaskSpec, load_catalog
-from sandbox.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult, new_episode_id
+from episodes.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult, new_episode_id
 from sandbox.seeding import SeedError, check_variant
 
 log = logging.getLogger(__name__)
@@ -349,7 +349,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         hub.run_job(entry, "grading", entry.episode.finish(), done)
 
     def do_oracle(entry: HubEpisode, _body: dict) -> None:
-        from sandbox.oracle import run_oracle
+        from episodes.oracle import run_oracle
 
         entry.episode.check_running()
         entry.oracle = {"state": "running", "started": time.time()}

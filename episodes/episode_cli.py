@@ -1,6 +1,6 @@
 """The episode commands of ``ehr-sandbox``: ``run``, ``bench`` and ``up``.
 
-``sandbox.cli`` registers every entry of :data:`COMMANDS` (name -> function that adds its
+``episodes.cli`` registers every entry of :data:`COMMANDS` (name -> function that adds its
 arguments to a sub-parser and sets ``func``); user errors raise ``UsageError`` (exit 2).
 """
 
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from sandbox.cli import UsageError
+from episodes.cli import UsageError
 
 
 def _catalog(args: argparse.Namespace):
@@ -26,7 +26,7 @@ def _tasks_dirs(args: argparse.Namespace) -> list[Path]:
 
 
 def _agent(text: str):
-    from sandbox.runner import AgentSpec, RunnerError
+    from episodes.runner import AgentSpec, RunnerError
 
     try:
         return AgentSpec.parse(text)
@@ -36,8 +36,8 @@ def _agent(text: str):
 
 # -- run ----------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
-    from sandbox.episode import new_episode_id
-    from sandbox.runner import run_episode, run_until_signalled
+    from episodes.episode import new_episode_id
+    from episodes.runner import run_episode, run_until_signalled
     from sandbox.seeding import SeedError, check_variant
 
     spec = _catalog(args).get(args.task)
@@ -124,7 +124,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         TimeElapsedColumn,
     )
 
-    from sandbox.runner import RunnerError, bench, bench_jobs, load_results, summarize
+    from episodes.runner import RunnerError, bench, bench_jobs, load_results, summarize
 
     catalog = _catalog(args)
     specs = catalog.select(args.tasks)
@@ -192,7 +192,7 @@ def register_bench(p: argparse.ArgumentParser) -> None:
 
 # -- up -----------------------------------------------------------------------------------------
 def cmd_up(args: argparse.Namespace) -> int:
-    from sandbox.hub.app import serve_hub
+    from episodes.hub.app import serve_hub
 
     return serve_hub(host=args.host, port=args.port, tasks_dirs=_tasks_dirs(args),
                      runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes)

@@ -8,7 +8,7 @@ coordinates keeps.
 
 from __future__ import annotations
 
-from sandbox.oracle import OracleError
+from episodes.oracle import OracleError
 
 # A dialog or list shown a moment ago may still be being placed on the screen: the first
 # look waits this long per ``at_least``.

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sandbox.cli import main
+from episodes.cli import main
 
 
 def run_cli(capsys, *argv):
@@ -94,6 +94,6 @@ def test_audit_verify_names_a_hand_edited_data_row(tmp_path, capsys):
 
 
 def test_console_script_is_installed():
-    result = subprocess.run([sys.executable, "-m", "sandbox.cli", "--version"],
+    result = subprocess.run([sys.executable, "-m", "episodes.cli", "--version"],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "ehr-sandbox" in result.stdout

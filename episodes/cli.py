@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands() -> dict[str, Callable[[argparse.ArgumentParser], None]]:
     """Commands that live with the episode layer, registered when it is installed."""
     try:
-        from sandbox.episode_cli import COMMANDS
+        from episodes.episode_cli import COMMANDS
     except ImportError:
         return {}
     return COMMANDS
@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # ``python -m sandbox.cli`` runs this file as ``__main__``: take ``main`` from the
+    # ``python -m episodes.cli`` runs this file as ``__main__``: take ``main`` from the
     # imported module, whose UsageError is the one the commands raise.
-    from sandbox.cli import main as _main
+    from episodes.cli import main as _main
 
     sys.exit(_main())

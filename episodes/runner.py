@@ -1,10 +1,10 @@
 """Running tasks: one episode with an agent (``run``), or many in parallel (``bench``).
 
 Agents: ``none`` (does nothing; the episode is graded as seeded), ``gold`` (the task's
-oracle, ``sandbox.oracle``) and ``replay:PATH`` (re-injects a recorded ``trace.jsonl``
+oracle, ``episodes.oracle``) and ``replay:PATH`` (re-injects a recorded ``trace.jsonl``
 into the workstation, each input recorded again in the new trace).
 
-A bench runs each (task, variant) in its own child process (``python -m sandbox.runner
+A bench runs each (task, variant) in its own child process (``python -m episodes.runner
 job ...``), at most ``--parallel`` at a time, appending one JSON line per finished job to
 ``results.jsonl`` and rewriting ``results.csv`` and the self-contained ``report.html``.
 Ctrl-C stops every child's process group (each child stops its episode: no Xvfb, Chromium
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.catalog import TaskSpec
-from sandbox.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult
+from episodes.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ async def drive(episode: Episode, agent: AgentSpec) -> None:
     if agent.kind == "none":
         return
     if agent.kind == "gold":
-        from sandbox.oracle import run_oracle
+        from episodes.oracle import run_oracle
 
         await run_oracle(episode)
     elif agent.kind == "replay":
@@ -185,12 +185,12 @@ async def replay_into(episode: Episode, trace: Path, quiet_ms: float = 200.0,
 
 # -- the child process of a bench -------------------------------------------------------------
 def job_main(argv: list[str] | None = None) -> int:
-    """``python -m sandbox.runner job``: one episode; prints its result row as JSON."""
+    """``python -m episodes.runner job``: one episode; prints its result row as JSON."""
     import argparse
 
     from sandbox.catalog import load_catalog
 
-    parser = argparse.ArgumentParser(prog="python -m sandbox.runner job")
+    parser = argparse.ArgumentParser(prog="python -m episodes.runner job")
     parser.add_argument("task")
     parser.add_argument("--variant")
     parser.add_argument("--agent", default="none")
@@ -306,7 +306,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
     run_dir = out / "runs" / job.key
     if run_dir.exists():
         shutil.rmtree(run_dir)  # a job interrupted earlier starts over
-    argv = [sys.executable, "-m", "sandbox.runner", "job", job.spec.id, "--variant",
+    argv = [sys.executable, "-m", "episodes.runner", "job", job.spec.id, "--variant",
             job.variant, "--agent", str(agent), "--run-dir", str(run_dir)]
     for d in tasks_dirs:
         argv += ["--tasks-dir", str(d)]
@@ -450,5 +450,5 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "job":
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
         sys.exit(job_main(sys.argv[2:]))
-    print("usage: python -m sandbox.runner job TASK --run-dir DIR [--agent A]", file=sys.stderr)
+    print("usage: python -m episodes.runner job TASK --run-dir DIR [--agent A]", file=sys.stderr)
     sys.exit(2)

@@ -1,6 +1,6 @@
 """Inside the browser's new namespace: make the mounts, then become the browser.
 
-Run as a script by the launcher ``sandbox.confine`` writes (``python -I -S``, before any
+Run as a script by the launcher ``episodes.confine`` writes (``python -I -S``, before any
 folder is hidden), with the mount plan as arguments and the program after ``--``::
 
     confine_exec.py tmpfs /boot bind /run/x/home /boot/0 ... move /boot/0 /run/x/home \\

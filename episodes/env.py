@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.catalog import TaskSpec, load_catalog
-from sandbox.episode import Episode, EpisodeConfig, EpisodeResult
+from episodes.episode import Episode, EpisodeConfig, EpisodeResult
 
 DONE = "done"
 

@@ -1,4 +1,4 @@
-"""``make bench`` (``python -m sandbox.bench``): every benchmark of the project, one table.
+"""``make bench`` (``python -m episodes.benchmarks``): every benchmark of the project, one table.
 
 1. pixel_stream: ``pixel_stream.bench.main(['--quick', '--json'])`` (screenshots, input to
    photon, CPU, against x11vnc + noVNC), when that package is installed;
@@ -122,7 +122,7 @@ def verifier_bench(workdir: Path) -> dict[str, Any]:
 # -- 3. episodes ---------------------------------------------------------------------------------
 def _served(spec: TaskSpec) -> bool:
     """Every system of the task has its app in this checkout."""
-    from sandbox.workstation import task_sites
+    from episodes.workstation import task_sites
 
     for site in task_sites(spec.systems):
         if importlib.util.find_spec(f"portal_web.sites.{site}") is None:
@@ -149,7 +149,7 @@ def pick_task(candidates: tuple[str, ...]) -> TaskSpec | None:
 
 
 async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, Any]:
-    from sandbox.episode import Episode
+    from episodes.episode import Episode
 
     starts, stops = [], []
     for i in range(runs):
@@ -183,7 +183,7 @@ async def _idle_cpu(episode: Any, seconds: float = 5.0) -> float:
 
 
 async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, Any]:
-    from sandbox.episode import Episode, grade_extract
+    from episodes.episode import Episode, grade_extract
     from sandbox.extract import extract_run
 
     episode = Episode(spec, run_dir=workdir / f"{spec.alias}-resets")
@@ -242,7 +242,7 @@ def _screenshot_round(connections: list[dict[str, Any]], shots: int) -> list[flo
 
 async def _concurrency(spec: TaskSpec, workdir: Path, limit: int, shots: int
                        ) -> dict[str, Any]:
-    from sandbox.episode import Episode
+    from episodes.episode import Episode
 
     episodes: list[Episode] = []
     levels = []
@@ -277,7 +277,7 @@ def _mem_available_mb() -> int | None:
 
 
 async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
-    from sandbox.runner import AgentSpec, bench, bench_jobs, summarize
+    from episodes.runner import AgentSpec, bench, bench_jobs, summarize
 
     catalog = load_catalog()
     jobs = bench_jobs(list(catalog))
@@ -367,7 +367,7 @@ def format_table(results: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sandbox.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m episodes.benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="5 runs, fewer concurrent episodes, no gold-all bench")
