@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sandbox.catalog import TaskSpec, load_catalog
 from episodes.episode import Episode, EpisodeConfig, EpisodeResult
+from sandbox.catalog import TaskSpec, load_catalog
 
 DONE = "done"
 

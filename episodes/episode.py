@@ -36,8 +36,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.catalog import TaskSpec
-from sandbox.clock import SandboxClock, SharedClock
 from episodes.processes import (
     alive,
     descendants,
@@ -47,8 +45,10 @@ from episodes.processes import (
     pids_with_argument,
     reap,
 )
-from sandbox.seeding import check_variant, restore, seed_task, task_inputs
 from episodes.workstation import Workstation, task_sites, task_tabs
+from sandbox.catalog import TaskSpec
+from sandbox.clock import SandboxClock, SharedClock
+from sandbox.seeding import check_variant, restore, seed_task, task_inputs
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.catalog import TaskSpec
 from episodes.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult
+from sandbox.catalog import TaskSpec
 
 log = logging.getLogger(__name__)
 

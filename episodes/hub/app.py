@@ -30,8 +30,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from sandbox.catalog import Catalog, CatalogError, TaskSpec, load_catalog
 from episodes.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult, new_episode_id
+from sandbox.catalog import Catalog, CatalogError, TaskSpec, load_catalog
 from sandbox.seeding import SeedError, check_variant
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ import asyncio
 
 import pytest
 
-from sandbox.catalog import load_catalog
 from episodes.episode import Episode
 from episodes.oracle import run_oracle
+from sandbox.catalog import load_catalog
 from sandbox.seeding import seed_task
 
 pytestmark = pytest.mark.slow

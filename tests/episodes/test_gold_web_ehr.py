@@ -14,10 +14,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from sandbox.catalog import load_catalog
 from episodes.episode import Episode, EpisodeConfig
 from episodes.oracle import Oracle, OracleViolation, run_oracle
 from episodes.workstation import WorkstationError, find_chromium
+from sandbox.catalog import load_catalog
 
 
 def _has_chromium() -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from episodes.episode import Episode
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
-from episodes.episode import Episode
 from sandbox.fingerprint import fingerprint
 from sandbox.stores import WriteContext, model_for, open_store
 
