@@ -183,7 +183,8 @@ async def _idle_cpu(episode: Any, seconds: float = 5.0) -> float:
 
 
 async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, Any]:
-    from episodes.episode import Episode, grade_extract
+    from episodes.episode import Episode
+    from episodes.result import grade_extract
     from sandbox.extract import extract_run
 
     episode = Episode(spec, run_dir=workdir / f"{spec.alias}-resets")
@@ -197,14 +198,15 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
                                           workdir / f"{spec.alias}-extract")
         extract_s = time.perf_counter() - started
         started = time.perf_counter()
-        _report, score, status, error, _text = await asyncio.to_thread(
-            grade_extract, spec, extract, episode.variant)
+        grading = await asyncio.to_thread(grade_extract, spec, extract, episode.variant)
         verify_s = time.perf_counter() - started
     finally:
         await episode.stop()
     return {"reset_s": _stats(resets), "idle_cpu_pct": idle, "extract_s": round(extract_s, 3),
-            "verify_s": round(verify_s, 3), "untouched_score": score,
-            "grade_status": status, **({"grade_error": error} if error else {})}
+            "verify_s": round(verify_s, 3),
+            "untouched_score": grading.report.score if grading.report else None,
+            "grade_status": grading.status,
+            **({"grade_error": grading.error} if grading.error else {})}
 
 
 # Workspace folder links (Documents, Output) on the 1280x800 workstation: clicking them in
@@ -277,7 +279,9 @@ def _mem_available_mb() -> int | None:
 
 
 async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
-    from episodes.runner import AgentSpec, bench, bench_jobs, summarize
+    from episodes.agents import AgentSpec
+    from episodes.bench_jobs import bench, bench_jobs
+    from episodes.result_files import summarize
 
     catalog = load_catalog()
     jobs = bench_jobs(list(catalog))

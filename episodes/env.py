@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from episodes.episode import Episode, EpisodeConfig, EpisodeResult
+from episodes.episode import Episode, EpisodeConfig
+from episodes.result import EpisodeResult
 from sandbox.catalog import TaskSpec, load_catalog
 
 DONE = "done"
@@ -112,7 +113,8 @@ class EhrSandboxEnv:
         self.result = None
         self.steps = 0
         if self.episode is None or self.episode.status in ("failed", "stopped"):
-            self.episode = Episode(self.spec, variant, run_dir=self.run_dir, config=self.config)
+            self.episode = Episode(self.spec, variant, run_dir=self.run_dir, config=self.config,
+                                   agent="env")
             self._call(self.episode.start())
             reset_s = None
         else:
@@ -149,7 +151,7 @@ class EhrSandboxEnv:
         self.result = self._call(self.episode.finish())
         score = self.result.score
         info = self._info(score=score, grade_status=self.result.status,
-                          report=self.result.report, result=self.result.row())
+                          report=self.result.report_json, result=self.result.row())
         return obs, float(score or 0.0), not truncated, truncated, info
 
     def render(self) -> bytes:

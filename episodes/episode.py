@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from episodes.inspector import InspectorClient, InspectorError
 from episodes.processes import (
     alive,
     descendants,
@@ -45,9 +46,11 @@ from episodes.processes import (
     pids_with_argument,
     reap,
 )
+from episodes.result import FAILED, EpisodeResult, grade_extract
 from episodes.workstation import Workstation, task_sites, task_tabs
 from sandbox.catalog import TaskSpec
 from sandbox.clock import SandboxClock, SharedClock
+from sandbox.extract import extract_run
 from sandbox.seeding import check_variant, restore, seed_task, task_inputs
 
 log = logging.getLogger(__name__)
@@ -99,34 +102,6 @@ class PublishedApp:
                 "viewer_url": self.session.url}
 
 
-@dataclass
-class EpisodeResult:
-    """What ``finish()`` hands back (one ``results.jsonl`` row plus the full report)."""
-
-    task: str
-    alias: str
-    variant: str
-    episode_id: str
-    status: str
-    score: float | None
-    duration_s: float
-    reset_s: float | None
-    steps: int
-    run_dir: str
-    report: dict[str, Any] | None = None
-    error: str | None = None
-    files: dict[str, str] = field(default_factory=dict)
-    ready_s: float | None = None
-    report_text: str = ""
-
-    def row(self) -> dict[str, Any]:
-        row = {k: v for k, v in self.__dict__.items() if k not in ("report", "report_text")}
-        if self.report is not None:
-            row["checks"] = [{k: c.get(k) for k in ("name", "percent", "status", "fraction")}
-                             for c in self.report.get("checks", [])]
-        return row
-
-
 def new_episode_id() -> str:
     return "ep-" + secrets.token_hex(6)
 
@@ -136,7 +111,7 @@ class Episode:
 
     def __init__(self, spec: TaskSpec, variant: str | None = None, *,
                  run_dir: Path | None = None, config: EpisodeConfig | None = None,
-                 episode_id: str | None = None):
+                 episode_id: str | None = None, agent: str = "none"):
         self.spec = spec
         self.variant = check_variant(spec, variant)
         self.config = config or EpisodeConfig()
@@ -150,6 +125,7 @@ class Episode:
         self.ready_s: float | None = None
         self.last_reset_s: float | None = None
         self.attempt = 1
+        self.agent = agent  # who works on it (the results' ``agent``)
         self.portal: Any = None
         self.portal_port: int | None = None
         self.display: Any = None
@@ -508,8 +484,6 @@ class Episode:
     async def _reset_app(self, app: PublishedApp) -> None:
         """Ask the app to go back to its start screen; restart it if it cannot."""
         if app.inspector is not None:
-            from episodes.oracle import InspectorClient, InspectorError
-
             try:
                 await asyncio.to_thread(InspectorClient(app.inspector).reset)
                 return
@@ -617,24 +591,30 @@ class Episode:
         return result
 
     def _grade(self, duration: float, files: dict[str, str]) -> EpisodeResult:
-        from sandbox.extract import extract_run
-
         extract_dir = self.run_dir / "extract"
         extract_run(self.run_dir, extract_dir)
         files["extract"] = str(extract_dir)
-        report, score, status, error, text = grade_extract(self.spec, extract_dir, self.variant)
-        if report is not None:
-            (self.run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+        grading = grade_extract(self.spec, extract_dir, self.variant)
+        if grading.report is not None:
+            (self.run_dir / "report.json").write_text(grading.report.to_json_text() + "\n")
             files["report"] = str(self.run_dir / "report.json")
-        result = EpisodeResult(
-            task=self.spec.id, alias=self.spec.alias, variant=self.variant,
-            episode_id=self.episode_id, status=status, score=score,
-            duration_s=round(duration, 3),
-            reset_s=None if self.last_reset_s is None else round(self.last_reset_s, 3),
-            steps=self.steps(), run_dir=str(self.run_dir), report=report, error=error,
-            files=files, report_text=text)
+        result = EpisodeResult.from_grading(
+            grading, **self._facts(), duration_s=round(duration, 3), files=files)
         (self.run_dir / "result.json").write_text(json.dumps(result.row(), indent=2) + "\n")
         return result
+
+    def _facts(self) -> dict[str, Any]:
+        """What every result of this episode says about the run."""
+        return {"task": self.spec.id, "alias": self.spec.alias, "variant": self.variant,
+                "episode_id": self.episode_id, "agent": self.agent,
+                "reset_s": None if self.last_reset_s is None else round(self.last_reset_s, 3),
+                "steps": self.steps(), "run_dir": str(self.run_dir),
+                "ready_s": None if self.ready_s is None else round(self.ready_s, 3)}
+
+    def failed_result(self, reason: str) -> EpisodeResult:
+        """The result of an episode that ended before it could be graded."""
+        return EpisodeResult(**self._facts(), status=FAILED, score=None, duration_s=0.0,
+                             error=reason)
 
     # -- stop -----------------------------------------------------------------------------
     async def stop(self) -> None:
@@ -680,30 +660,6 @@ class Episode:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
-
-
-# -- grading ---------------------------------------------------------------------------------
-def grade_extract(spec: TaskSpec, extract_dir: Path, variant: str
-                  ) -> tuple[dict[str, Any] | None, float | None, str, str | None, str]:
-    """(report JSON, score, status, error, report text) through ``verifier.grade``.
-
-    Status is ``graded``, ``not graded`` (no verifier, no verify.py, or a check could not
-    grade) or ``error``; a missing verifier never becomes a score of 0.
-    """
-    try:
-        import verifier
-    except ImportError as exc:
-        error = f"the verifier engine is not installed ({exc})"
-        return None, None, "not graded", error, error
-    try:
-        report = verifier.grade(spec, extract_dir, variant)
-    except Exception as exc:  # noqa: BLE001 - VerifyError and friends, reported not raised
-        error = f"{type(exc).__name__}: {exc}"
-        return None, None, "not graded", error, error
-    data = report.to_json()
-    score = data.get("score")
-    status = "graded" if score is not None else "not graded"
-    return data, score, status, None, report.render_text()
 
 
 # -- helpers ---------------------------------------------------------------------------------

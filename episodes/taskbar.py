@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 TASKBAR_HEIGHT = 30
 # Buttons in a fixed order whatever order the windows were mapped in (they start in
 # parallel), so a trace recorded in one episode clicks the same button in another.
-BUTTON_ORDER = ("Chromium", "CitrixWorkspace")  # workstation.BROWSER_CLASS, RECEIVER_CLASS
+BROWSER_CLASS = "Chromium"            # WM_CLASS of the workstation's tab browser
+RECEIVER_CLASS = "CitrixWorkspace"     # WM_CLASS of the Citrix Workspace receiver window
+BUTTON_ORDER = (BROWSER_CLASS, RECEIVER_CLASS)
+# Root-window property where the taskbar publishes its buttons (window id and box each),
+# read by the oracle's locator like a screen reader would.
+BUTTONS_PROPERTY = "_EHR_TASKBAR_BUTTONS"
 
 
 def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
@@ -43,7 +49,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     atom = conn.intern_atom
     client_list, active = atom("_NET_CLIENT_LIST"), atom("_NET_ACTIVE_WINDOW")
     net_name, utf8 = atom("_NET_WM_NAME"), atom("UTF8_STRING")
-    buttons_atom = atom("_EHR_TASKBAR_BUTTONS")
+    buttons_atom = atom(BUTTONS_PROPERTY)
     root.change_attributes(event_mask=X.PropertyChangeMask)
     clock = SharedClock(clock_path)
 
@@ -186,6 +192,49 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     refresh()
     tick()
     return app.exec()
+
+
+# -- the reader (the oracle's side) ---------------------------------------------------------
+@dataclass(frozen=True)
+class TaskbarState:
+    active_class: str | None
+    buttons: dict[str, tuple[int, int, int, int]]  # WM_CLASS -> taskbar button box
+
+
+def taskbar_state(display_name: str) -> TaskbarState:
+    """The active window's class and the taskbar buttons (read from X, like a screen
+    reader would); the taskbar publishes each button's window and box on the root window."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        active = root.get_full_property(conn.intern_atom("_NET_ACTIVE_WINDOW"),
+                                        X.AnyPropertyType)
+        active_class = None
+        if active is not None and len(active.value) and active.value[0]:
+            win = conn.create_resource_object("window", active.value[0])
+            try:
+                cls = win.get_wm_class()
+                active_class = cls[1] if cls else None
+            except Exception:  # noqa: BLE001
+                active_class = None
+        buttons: dict[str, tuple[int, int, int, int]] = {}
+        prop = root.get_full_property(conn.intern_atom(BUTTONS_PROPERTY),
+                                      X.AnyPropertyType)
+        value = prop.value if prop is not None else b"[]"
+        for entry in json.loads(value.decode() if isinstance(value, bytes) else str(value)):
+            target = conn.create_resource_object("window", entry["window"])
+            try:
+                cls = target.get_wm_class()
+            except Exception:  # noqa: BLE001 - the window is gone
+                continue
+            if cls:
+                buttons.setdefault(cls[1], tuple(entry["box"]))
+        return TaskbarState(active_class, buttons)
+    finally:
+        conn.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from episodes import confine
-from episodes.taskbar import TASKBAR_HEIGHT
+from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +55,6 @@ PDF_VIEWER = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai"
 BLOCKED_SCHEMES = ("chrome://*", "chrome-untrusted://*", "chrome-search://*", "devtools://*",
                    "view-source:*", "file://*", "chrome-extension://*", "filesystem:*")
 RECEIVER_HOST = "citrix.workspace.local"
-BROWSER_CLASS = "Chromium"
-RECEIVER_CLASS = "CitrixWorkspace"
 
 # web site (a portal_web.sites module) -> the host name it answers to
 SITE_HOSTS: dict[str, str] = {

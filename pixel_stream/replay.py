@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,23 @@ class ReplayReport:
         }
 
 
+@dataclass
+class ReplayTarget:
+    """Where a replay injects: a display's capture and input connection, and the function
+    that runs injector calls in order (a session's ``run_input``, or a private thread).
+
+    ``on_input(client, kind, event, seq_before)`` is told about every injected input (a
+    session records it in its own trace); ``check()`` runs before each input and may raise
+    to stop the replay (an episode that is no longer running).
+    """
+
+    capture: ScreenCapture
+    injector: InputInjector
+    run: Callable[..., Awaitable[Any]]
+    on_input: Callable[[str, str, dict[str, Any], int], None] | None = None
+    check: Callable[[], None] | None = None
+
+
 async def replay_trace(
     trace: Path | str,
     display_name: str,
@@ -82,11 +100,6 @@ async def replay_trace(
     speed: float = 1.0,
 ) -> ReplayReport:
     """Re-inject every input of ``trace`` into ``display_name``; returns a report."""
-    if pacing not in PACINGS:
-        raise ReplayError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
-    if speed <= 0:
-        raise ReplayError(f"speed must be positive, got {speed!r}")
-    header, events = read_trace(trace)
     capture = await asyncio.to_thread(ScreenCapture(display_name).start)
     injector = await asyncio.to_thread(InputInjector, display_name)
     pool = ThreadPoolExecutor(1, thread_name_prefix="replay-input")
@@ -95,57 +108,90 @@ async def replay_trace(
     async def run(fn, *args):
         return await loop.run_in_executor(pool, fn, *args)
 
-    report = ReplayReport()
     try:
-        if (header.get("width"), header.get("height")) != (capture.width, capture.height):
-            raise ReplayError(
-                f"the trace was recorded on a {header.get('width')}x{header.get('height')} "
-                f"screen but {display_name} is {capture.width}x{capture.height}"
-            )
-        inputs: dict[str, ViewerInput] = {}
-        started = time.monotonic()
-        last_press: tuple[float, float] | None = None  # (recorded t, replayed monotonic)
-        upcoming_press = _upcoming_press_times(events)
-        for index, event in enumerate(events):
-            if pacing == "recorded":
-                due = started + float(event.get("t", 0.0)) / speed
-                delay = due - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            elif is_press(event) and last_press is not None:
-                recorded_gap = float(event.get("t", 0.0)) - last_press[0]
-                wanted = min(recorded_gap, MULTI_CLICK_WINDOW_S) / speed
-                delay = last_press[1] + wanted - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            seq_before = capture.slot.latest.seq
-            injected_at = await _inject(event, capture, injector, run, inputs)
-            report.events += 1
-            if is_press(event):
-                last_press = (float(event.get("t", 0.0)), injected_at)
-            changed = event.get("seq_after", 0) != event.get("seq_before", 0)
-            in_multi_click = (
-                last_press is not None
-                and upcoming_press[index] is not None
-                and upcoming_press[index] - last_press[0] < MULTI_CLICK_WINDOW_S
-            )
-            if pacing == "settle" and changed and not in_multi_click:
-                seen = await wait_for_quiet(capture, injected_at, seq_before, quiet_ms, timeout_ms)
-                if seen.timed_out:
-                    report.timed_out.append(event.get("n", report.events))
-        for viewer_input in inputs.values():
-            await viewer_input.release_all()
-        final = await wait_for_quiet(
-            capture, time.monotonic(), capture.slot.latest.seq, quiet_ms, timeout_ms
-        )
-        report.final_seq = final.frame.seq
-        report.final_hash = pixel_hash(final.frame)
-        report.duration_s = time.monotonic() - started
-        return report
+        return await replay_into(trace, ReplayTarget(capture, injector, run), pacing=pacing,
+                                 quiet_ms=quiet_ms, timeout_ms=timeout_ms, speed=speed)
     finally:
         await run(injector.close)
         pool.shutdown(wait=True)
         await asyncio.to_thread(capture.stop)
+
+
+async def replay_into(
+    trace: Path | str,
+    target: ReplayTarget,
+    pacing: str = "settle",
+    quiet_ms: float = 200.0,
+    timeout_ms: float = 5000.0,
+    speed: float = 1.0,
+    keep_gaps: bool = False,
+) -> ReplayReport:
+    """Re-inject every input of ``trace`` through ``target``; returns a report.
+
+    ``keep_gaps``: no input follows the one before it sooner than it did when recorded
+    (with settle pacing) — whoever recorded the trace may have waited for a page that shows
+    nothing until it arrives, which no screen-settle wait can see.
+    """
+    if pacing not in PACINGS:
+        raise ReplayError(f"pacing must be one of {', '.join(PACINGS)}, got {pacing!r}")
+    if speed <= 0:
+        raise ReplayError(f"speed must be positive, got {speed!r}")
+    header, events = read_trace(trace)
+    capture = target.capture
+    if (header.get("width"), header.get("height")) != (capture.width, capture.height):
+        raise ReplayError(
+            f"{trace} was recorded on a {header.get('width')}x{header.get('height')} "
+            f"screen; this display is {capture.width}x{capture.height}"
+        )
+    report = ReplayReport()
+    inputs: dict[str, ViewerInput] = {}
+    started = time.monotonic()
+    last_press: tuple[float, float] | None = None  # (recorded t, replayed monotonic)
+    previous: tuple[float, float] | None = None  # (recorded t, replayed at) of the last input
+    upcoming_press = _upcoming_press_times(events)
+    for index, event in enumerate(events):
+        if target.check is not None:
+            target.check()
+        recorded_t = float(event.get("t", 0.0))
+        if pacing == "recorded":
+            await _sleep_until(started + recorded_t / speed)
+        else:
+            if keep_gaps and previous is not None:
+                await _sleep_until(previous[1] + (recorded_t - previous[0]) / speed)
+            if is_press(event) and last_press is not None:
+                wanted = min(recorded_t - last_press[0], MULTI_CLICK_WINDOW_S) / speed
+                await _sleep_until(last_press[1] + wanted)
+        seq_before = capture.slot.latest.seq
+        injected_at = await _inject(event, target, inputs, seq_before)
+        previous = (recorded_t, injected_at)
+        report.events += 1
+        if is_press(event):
+            last_press = (recorded_t, injected_at)
+        changed = event.get("seq_after", 0) != event.get("seq_before", 0)
+        in_multi_click = (
+            last_press is not None
+            and upcoming_press[index] is not None
+            and upcoming_press[index] - last_press[0] < MULTI_CLICK_WINDOW_S
+        )
+        if pacing == "settle" and changed and not in_multi_click:
+            seen = await wait_for_quiet(capture, injected_at, seq_before, quiet_ms, timeout_ms)
+            if seen.timed_out:
+                report.timed_out.append(event.get("n", report.events))
+    for viewer_input in inputs.values():
+        await viewer_input.release_all()
+    final = await wait_for_quiet(
+        capture, time.monotonic(), capture.slot.latest.seq, quiet_ms, timeout_ms
+    )
+    report.final_seq = final.frame.seq
+    report.final_hash = pixel_hash(final.frame)
+    report.duration_s = time.monotonic() - started
+    return report
+
+
+async def _sleep_until(when: float) -> None:
+    delay = when - time.monotonic()
+    if delay > 0:
+        await asyncio.sleep(delay)
 
 
 def _upcoming_press_times(events: list[dict[str, Any]]) -> list[float | None]:
@@ -161,19 +207,23 @@ def _upcoming_press_times(events: list[dict[str, Any]]) -> list[float | None]:
 
 async def _inject(
     event: dict[str, Any],
-    capture: ScreenCapture,
-    injector: InputInjector,
-    run,
+    target: ReplayTarget,
     inputs: dict[str, ViewerInput],
+    seq_before: int,
 ) -> float:
+    """Inject one trace event the way it came in live (agent action or receiver input)."""
     body = event["event"]
+    capture = target.capture
     if event["kind"] == "action":
         action = parse_action(body, capture.width, capture.height)
-        await perform_action(action, injector, run)
+        await perform_action(action, target.injector, target.run)
+        recorded: dict[str, Any] | None = dict(action.raw)
     else:
         client = str(event.get("client", "viewer"))
-        viewer_input = inputs.setdefault(client, ViewerInput(injector, run))
-        event = parse_viewer_input(body, capture.width, capture.height)
-        if event is not None:
-            await viewer_input.apply(event)
+        viewer_input = inputs.setdefault(client, ViewerInput(target.injector, target.run))
+        recorded = parse_viewer_input(body, capture.width, capture.height)
+        if recorded is not None:
+            await viewer_input.apply(recorded)
+    if target.on_input is not None and recorded is not None:
+        target.on_input("replay", event["kind"], recorded, seq_before)
     return time.monotonic()

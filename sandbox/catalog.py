@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sandbox.clock import DEFAULT_START, parse_sandbox_time
+from sandbox.errors import SandboxError
 from sandbox.paths import TASKS_DIR
 
 SYSTEM_NAMES = ("ehr", "hyperspace", "powerchart", "acme", "epa", "fax", "regulator", "workspace")
@@ -26,7 +27,7 @@ ID_PATTERN = re.compile(r"^(R09\.03\.01\.0[24]|DEMO)-T\d\d$")
 ALIAS_PATTERN = re.compile(r"^(pa|ord|demo)-\d\d$")
 
 
-class CatalogError(ValueError):
+class CatalogError(SandboxError, ValueError):
     """A task file is invalid or a task cannot be found."""
 
 
@@ -110,6 +111,8 @@ class TaskSpec(Strict):
     outputs: list[str] = Field(default_factory=list)
     variants: dict[str, Variant] = Field(default_factory=dict)
     credit: list[CreditItem]
+    # variant -> the score of a seeded run nobody touched (what the ``none`` agent earns)
+    untouched: dict[str, float] = Field(default_factory=dict)
     difficulty: int = Field(ge=1, le=5)
     tags: Tags
     may_touch: dict[str, list[str]] = Field(default_factory=dict)  # system -> tables
@@ -161,6 +164,12 @@ class TaskSpec(Strict):
         for system in self.seed:
             if system not in self.systems:
                 raise ValueError(f"seed names system {system!r} that is not in systems")
+        for variant, score in self.untouched.items():
+            if variant not in self.variant_names:
+                raise ValueError(f"untouched names variant {variant!r}; the task has "
+                                 f"{', '.join(self.variant_names)}")
+            if not 0.0 <= score <= 1.0:
+                raise ValueError(f"untouched score of {variant} must lie in [0, 1], not {score}")
         return self
 
     @property

@@ -18,11 +18,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from sandbox.errors import SandboxError
+
 SANDBOX_TZ = ZoneInfo("America/New_York")
 DEFAULT_START = datetime(2026, 10, 19, 9, 0, tzinfo=SANDBOX_TZ)
 
 
-class ClockError(ValueError):
+class ClockError(SandboxError, ValueError):
     """A clock file or a clock argument is invalid."""
 
 

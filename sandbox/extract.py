@@ -13,10 +13,11 @@ import shutil
 from pathlib import Path
 
 from sandbox.clock import SandboxClock, SharedClock
+from sandbox.errors import SandboxError
 from sandbox.seeding import backup_store
 
 
-class ExtractError(ValueError):
+class ExtractError(SandboxError, ValueError):
     """The run directory cannot be extracted."""
 
 

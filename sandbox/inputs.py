@@ -20,11 +20,12 @@ from typing import Any
 
 from sandbox.catalog import InputFile
 from sandbox.clock import DEFAULT_START, parse_sandbox_time
+from sandbox.errors import SandboxError
 
 FONT_DIRS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation")]
 
 
-class InputError(ValueError):
+class InputError(SandboxError, ValueError):
     """An input-file spec cannot be rendered."""
 
 

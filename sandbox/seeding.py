@@ -33,6 +33,7 @@ from sqlalchemy import Date, DateTime, LargeBinary, Time
 from sandbox import __version__
 from sandbox.catalog import InputFile, TaskSpec
 from sandbox.clock import SandboxClock
+from sandbox.errors import SandboxError
 from sandbox.inputs import render_blob, write_inputs
 from sandbox.paths import WORLD_DIR
 from sandbox.stores import SEED_CONTEXT, SYSTEMS, Store, model_for
@@ -40,7 +41,7 @@ from sandbox.stores import SEED_CONTEXT, SYSTEMS, Store, model_for
 RUN_SUBDIRS = ("stores", "seed", "input", "output", "downloads", "fax_sink")
 
 
-class SeedError(ValueError):
+class SeedError(SandboxError, ValueError):
     """Seed data is invalid; the message names the file, table and row."""
 
 

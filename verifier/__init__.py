@@ -10,9 +10,11 @@ extract; it never imports an app (``portal_web``, ``desktop_ehr``, ``pixel_strea
 
 from verifier.checks import (
     ERROR,
+    GRADE_STATUSES,
     GRADED,
     NOT_GRADED,
     Check,
+    GradeStatus,
     Result,
     check,
     equal_share,
@@ -32,7 +34,7 @@ from verifier.version import ENGINE_VERSION
 __version__ = ENGINE_VERSION
 
 __all__ = [
-    "DUPLICATE", "ENGINE_VERSION", "ERROR", "GRADED", "NOT_GRADED", "OTHER_PATIENT",
+    "DUPLICATE", "ENGINE_VERSION", "ERROR", "GRADED", "GRADE_STATUSES", "GradeStatus", "NOT_GRADED", "OTHER_PATIENT",
     "OUTSIDE_SCOPE", "Check", "CheckOutcome", "CouldNotGrade", "Extract", "Fact", "Footprint",
     "LLMJudge", "Report", "Result", "Rubric", "RubricJudge", "RowChange", "RunInfo", "Verdict",
     "VerifyError", "check", "equal_share", "expect", "grade", "judge_from_env", "proportional",

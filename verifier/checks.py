@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import inspect
 
@@ -31,9 +31,14 @@ from verifier.values import jsonable, same_value
 if TYPE_CHECKING:
     from verifier.extract import Extract
 
-GRADED = "graded"
-NOT_GRADED = "could not grade"
-ERROR = "error"
+# The status of a grade, one vocabulary from a check's result up to a bench row and the hub:
+# "graded" (a fraction or score), "could not grade" (the extract or the seed lacks what a
+# check needs; never a 0), "error" (the check or the engine failed).
+GradeStatus = Literal["graded", "could not grade", "error"]
+GRADED: GradeStatus = "graded"
+NOT_GRADED: GradeStatus = "could not grade"
+ERROR: GradeStatus = "error"
+GRADE_STATUSES: tuple[GradeStatus, ...] = (GRADED, NOT_GRADED, ERROR)
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ class Result:
 
     fraction: float | None
     evidence: dict[str, Any] = field(default_factory=dict)
-    status: str = GRADED
+    status: GradeStatus = GRADED
     veto: str | None = None
 
     def __post_init__(self) -> None:

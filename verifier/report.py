@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from verifier.checks import GRADED
+from verifier.checks import GRADED, NOT_GRADED, GradeStatus
 from verifier.values import jsonable
 
 
@@ -25,7 +25,7 @@ class CheckOutcome:
 
     name: str
     percent: int
-    status: str
+    status: GradeStatus
     fraction: float | None
     evidence: dict[str, Any]
     excluded: list[dict[str, str]] = field(default_factory=list)
@@ -105,12 +105,20 @@ class Report:
             return None
         return self.graded_score
 
+    @property
+    def status(self) -> GradeStatus:
+        """``graded`` when there is a score; else ``error`` if a check failed, or ``could
+        not grade``."""
+        if self.score is not None:
+            return GRADED
+        return "error" if any(c.status == "error" for c in self.checks) else NOT_GRADED
+
     # -- output --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {
             "task": self.task, "alias": self.alias, "title": self.title,
             "variant": self.variant, "episode_id": self.episode_id, "extract": self.extract,
-            "score": self.score, "complete": self.complete, "graded_score": self.graded_score,
+            "score": self.score, "status": self.status, "complete": self.complete, "graded_score": self.graded_score,
             "ungraded_weight": self.ungraded_weight, "veto": self.veto,
             "checks": [c.to_json() for c in self.checks],
             "channel": jsonable(self.channel), "footprint": jsonable(self.footprint),

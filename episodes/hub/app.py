@@ -30,7 +30,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from episodes.episode import Episode, EpisodeConfig, EpisodeError, EpisodeResult, new_episode_id
+from episodes.episode import Episode, EpisodeConfig, EpisodeError, new_episode_id
+from episodes.result import EpisodeResult
 from sandbox.catalog import Catalog, CatalogError, TaskSpec, load_catalog
 from sandbox.seeding import SeedError, check_variant
 
@@ -112,6 +113,7 @@ class Hub:
         run_dir = self.settings.runs_dir / f"{spec.alias}-{variant}-{episode_id[3:]}"
         episode = self.episode_factory(spec, variant, run_dir=run_dir,
                                        config=self.settings.episode, episode_id=episode_id)
+        episode.agent = "human"  # the annotator in the live view (until the oracle works)
         entry = HubEpisode(episode)
         self.episodes[episode_id] = entry
         self.run_job(entry, "starting", episode.start())
@@ -206,7 +208,7 @@ class Hub:
                 connection = _for_client(connection, request)
             data["connection"] = connection
         if entry.result is not None:
-            data["result"] = {**entry.result.row(), "report": entry.result.report}
+            data["result"] = {**entry.result.row(), "report": entry.result.report_json}
         return data
 
 
@@ -352,6 +354,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         from episodes.oracle import run_oracle
 
         entry.episode.check_running()
+        entry.episode.agent = "gold"
         entry.oracle = {"state": "running", "started": time.time()}
 
         async def watch() -> None:

@@ -19,6 +19,7 @@ from sqlalchemy import MetaData, create_engine, event, inspect
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from sandbox.errors import SandboxError
 from sandbox.stores.audit import (
     AUDIT_TABLE,
     SEED_CONTEXT,
@@ -45,7 +46,7 @@ SYSTEM_MODULES = {
 }
 
 
-class StoreError(RuntimeError):
+class StoreError(SandboxError, RuntimeError):
     """A store is missing, corrupt, of another system, or was written around the audit."""
 
 

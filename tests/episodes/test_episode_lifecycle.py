@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from episodes.agents import AgentSpec
 from episodes.episode import Episode, EpisodeConfig
-from episodes.oracle import InspectorClient, run_oracle
-from episodes.runner import AgentSpec, run_episode
+from episodes.inspector import InspectorClient
+from episodes.oracle import run_oracle
+from episodes.runner import run_episode
 
 pytestmark = pytest.mark.slow
 

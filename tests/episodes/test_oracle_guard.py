@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from episodes.oracle import (
     READ_ONLY_METHODS,
+    Oracle,
     OracleViolation,
     ReadOnly,
     check_gold_source,
     load_gold,
 )
+from sandbox.catalog import load_catalog
 from sandbox.paths import FIXTURES_DIR
+
+CATALOG = load_catalog()
 
 GOLD_FILES = sorted(FIXTURES_DIR.glob("*/*/gold.py"))
 # the steps gold files share obey the same rules
@@ -113,3 +118,14 @@ def test_read_only_methods_do_not_include_acting_ones():
     acting = {"click", "fill", "type", "press", "check", "evaluate", "dispatch_event",
               "set_input_files", "select_option", "focus", "hover", "tap", "goto"}
     assert not acting & READ_ONLY_METHODS
+
+
+@pytest.mark.parametrize("alias", ["ord-01", "ord-04"])
+def test_only_api_channel_oracles_may_call_the_api(alias):
+    """A browser task's oracle acts through the screen: its API requests are refused before
+    anything is sent (ord-18, the API control of ord-01, is the task that may)."""
+    episode = SimpleNamespace(spec=CATALOG.get(alias), variant="default")
+    oracle = Oracle(episode, loop=None, agent=None)
+    with pytest.raises(OracleViolation, match="browser-channel task"):
+        oracle.api_request("GET", "http://emr.clinic.test/apis/default/fhir/Patient")
+    assert oracle.api_calls == 0

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from episodes import runner
-from episodes.runner import AgentSpec, Job, RunnerError, bench, bench_jobs, write_tables
+from episodes import bench_jobs as bench_module
+from episodes.agents import AgentSpec, AgentSpecError
+from episodes.bench_jobs import Job, bench, bench_jobs
+from episodes.result_files import load_results, write_tables
+from episodes.runner import RunnerError
 
 
 def test_agent_spec_parsing(tmp_path: Path):
@@ -22,7 +25,7 @@ def test_agent_spec_parsing(tmp_path: Path):
     for bad, message in [("claude", "unknown agent"), ("replay:", "needs a trace"),
                          (f"replay:{tmp_path}/nope.jsonl", "no trace at"),
                          ("gold:x", "takes no argument")]:
-        with pytest.raises(RunnerError, match=message):
+        with pytest.raises(AgentSpecError, match=message):
             AgentSpec.parse(bad)
 
 
@@ -49,11 +52,11 @@ def test_bench_writes_results_and_resumes(tmp_path: Path, demo_catalog, monkeypa
             raise KeyboardInterrupt  # Ctrl-C while the second job runs
         return {**_row(job, 1.0 if job.variant == "default" else 0.5), "agent": str(agent)}
 
-    monkeypatch.setattr(runner, "_run_job", fake_job)
+    monkeypatch.setattr(bench_module, "_run_job", fake_job)
     out = tmp_path / "bench"
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(bench(jobs, AgentSpec("gold"), out, parallel=1))
-    rows = runner.load_results(out)
+    rows = load_results(out)
     assert [r["variant"] for r in rows] == ["default"]
     with pytest.raises(RunnerError, match="--resume"):
         asyncio.run(bench(jobs, AgentSpec("gold"), out))

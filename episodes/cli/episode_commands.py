@@ -1,8 +1,5 @@
-"""The episode commands of ``ehr-sandbox``: ``run``, ``bench`` and ``up``.
-
-``episodes.cli`` registers every entry of :data:`COMMANDS` (name -> function that adds its
-arguments to a sub-parser and sets ``func``); user errors raise ``UsageError`` (exit 2).
-"""
+"""The episode commands of ``ehr-sandbox``: ``run``, ``bench`` and ``up``; user errors raise
+``UsageError`` (exit 2)."""
 
 from __future__ import annotations
 
@@ -12,25 +9,15 @@ import json
 import sys
 from pathlib import Path
 
-from episodes.cli import UsageError
-
-
-def _catalog(args: argparse.Namespace):
-    from sandbox.catalog import load_catalog
-
-    return load_catalog(_tasks_dirs(args))
-
-
-def _tasks_dirs(args: argparse.Namespace) -> list[Path]:
-    return [Path(d) for d in (args.tasks_dir or [])]
+from episodes.cli.usage import UsageError, catalog, tasks_dirs
 
 
 def _agent(text: str):
-    from episodes.runner import AgentSpec, RunnerError
+    from episodes.agents import AgentSpec, AgentSpecError
 
     try:
         return AgentSpec.parse(text)
-    except RunnerError as exc:
+    except AgentSpecError as exc:
         raise UsageError(str(exc)) from exc
 
 
@@ -40,7 +27,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from episodes.runner import run_episode, run_until_signalled
     from sandbox.seeding import SeedError, check_variant
 
-    spec = _catalog(args).get(args.task)
+    spec = catalog(args).get(args.task)
     try:
         variant = check_variant(spec, args.variant)
     except SeedError as exc:
@@ -61,9 +48,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("ehr-sandbox: interrupted; the episode was stopped", file=sys.stderr)
         return 130
-    row = {**result.row(), "agent": str(agent)}
+    row = result.row()
     if args.json:
-        print(json.dumps({**row, "report": result.report}, indent=2))
+        print(json.dumps({**row, "report": result.report_json}, indent=2))
     else:
         report_json = Path(result.run_dir) / "report.json"
         if result.report_text:
@@ -82,9 +69,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _save_gold_trace(spec, result, json_output: bool) -> int:
-    """Keep a gold run's trace as the task's ``gold.trace.jsonl``, only if it scored 1.0."""
+    """Keep a gold run's trace as the task's gold trace of its variant, only if it scored
+    1.0."""
+    from episodes.oracle import gold_trace_path
+
     trace = Path(result.run_dir) / "trace" / "trace.jsonl"
-    target = Path(spec.folder) / "gold.trace.jsonl"
+    target = gold_trace_path(spec.folder, result.variant)
     if result.status != "graded" or result.score != 1.0 or not trace.is_file():
         print(f"gold trace not saved: the run ended {result.status} with score "
               f"{result.score}; only a run that scores 1.0 replaces {target}", file=sys.stderr)
@@ -124,10 +114,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         TimeElapsedColumn,
     )
 
-    from episodes.runner import RunnerError, bench, bench_jobs, load_results, summarize
+    from episodes.bench_jobs import bench, bench_jobs
+    from episodes.result_files import load_results, summarize
+    from episodes.runner import RunnerError
 
-    catalog = _catalog(args)
-    specs = catalog.select(args.tasks)
+    known = catalog(args)
+    specs = known.select(args.tasks)
     if not specs:
         raise UsageError(f"no tasks match {args.tasks!r}; try all, ord, pa or a list of ids")
     jobs = bench_jobs(specs, args.variants)
@@ -161,7 +153,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             progress.update(bar, completed=sum((j.spec.id, j.variant) in done for j in jobs))
         try:
             rows = asyncio.run(bench(jobs, agent, out, parallel=args.parallel,
-                                     resume=args.resume, tasks_dirs=_tasks_dirs(args),
+                                     resume=args.resume, tasks_dirs=tasks_dirs(args),
                                      on_event=on_event))
         except RunnerError as exc:
             raise UsageError(str(exc)) from exc
@@ -194,7 +186,7 @@ def register_bench(p: argparse.ArgumentParser) -> None:
 def cmd_up(args: argparse.Namespace) -> int:
     from episodes.hub.app import serve_hub
 
-    return serve_hub(host=args.host, port=args.port, tasks_dirs=_tasks_dirs(args),
+    return serve_hub(host=args.host, port=args.port, tasks_dirs=tasks_dirs(args),
                      runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes)
 
 
@@ -209,4 +201,7 @@ def register_up(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_up)
 
 
-COMMANDS = {"run": register_run, "bench": register_bench, "up": register_up}
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the episode commands to the ``ehr-sandbox`` parser."""
+    for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up)):
+        add(sub.add_parser(name, help=add.__doc__))

@@ -1,34 +1,19 @@
-"""``ehr-sandbox``: the command line of EHR Sandbox.
-
-Every error a user can cause prints one line saying what was wrong and what to do, and
-exits 2; nothing prints a traceback.
-"""
+"""The data commands of ``ehr-sandbox``: ``tasks``, ``seed``, ``fingerprint``, ``extract``,
+``audit verify`` and ``verify`` — the kernel and the verifier, no episode."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from sandbox import __version__
-
-
-class UsageError(Exception):
-    """An error in what the user asked for (exit 2)."""
-
-
-def _catalog(args: argparse.Namespace):
-    from sandbox.catalog import load_catalog
-
-    return load_catalog([Path(d) for d in (args.tasks_dir or [])])
+from episodes.cli.usage import UsageError, catalog
 
 
 # -- commands ----------------------------------------------------------------------------
 def cmd_tasks(args: argparse.Namespace) -> int:
-    catalog = _catalog(args)
-    specs = catalog.select(args.select) if args.select else list(catalog)
+    tasks = catalog(args)
+    specs = tasks.select(args.select) if args.select else list(tasks)
     if args.json:
         print(json.dumps([s.summary() for s in specs], indent=2))
         return 0
@@ -49,7 +34,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
     from sandbox.fingerprint import fingerprint
     from sandbox.seeding import seed_task
 
-    spec = _catalog(args).get(args.task)
+    spec = catalog(args).get(args.task)
     out = seed_task(spec, args.variant, Path(args.out))
     digest, _ = fingerprint(out)
     print(f"seeded {spec.alias} ({spec.id}) variant {args.variant or 'default'} into {out}")
@@ -104,10 +89,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    try:
-        from verifier.cli import verify_main
-    except ImportError as exc:  # the engine is a separate package of this distribution
-        raise UsageError(f"the verifier engine is not available ({exc})") from exc
+    from verifier.cli import verify_main
+
     argv = [args.task, args.extract_dir]
     if args.variant:
         argv += ["--variant", args.variant]
@@ -118,16 +101,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return verify_main(argv)
 
 
-# -- parser ------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ehr-sandbox",
-        description="Mock healthcare applications and exact verifiers for computer-use agents.")
-    parser.add_argument("--version", action="version", version=f"ehr-sandbox {__version__}")
-    parser.add_argument("--tasks-dir", action="append", metavar="DIR",
-                        help="another folder of task folders (e.g. a held-out pack)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the data commands to the ``ehr-sandbox`` parser."""
 
     p = sub.add_parser("tasks", help="list the tasks")
     p.add_argument("select", nargs="?", help="all | ord | pa | comma-separated ids or aliases")
@@ -163,46 +139,3 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_verify)
 
-    for name, register in _extra_commands().items():
-        register(sub.add_parser(name, help=register.__doc__))
-    return parser
-
-
-def _extra_commands() -> dict[str, Callable[[argparse.ArgumentParser], None]]:
-    """Commands that live with the episode layer, registered when it is installed."""
-    try:
-        from episodes.episode_cli import COMMANDS
-    except ImportError:
-        return {}
-    return COMMANDS
-
-
-def main(argv: list[str] | None = None) -> int:
-    from sandbox.catalog import CatalogError
-    from sandbox.clock import ClockError
-    from sandbox.extract import ExtractError
-    from sandbox.inputs import InputError
-    from sandbox.seeding import SeedError
-    from sandbox.stores import StoreError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (UsageError, CatalogError, SeedError, StoreError, ExtractError, InputError,
-            ClockError) as exc:
-        print(f"ehr-sandbox: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ehr-sandbox: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-
-
-if __name__ == "__main__":
-    # ``python -m episodes.cli`` runs this file as ``__main__``: take ``main`` from the
-    # imported module, whose UsageError is the one the commands raise.
-    from episodes.cli import main as _main
-
-    sys.exit(_main())

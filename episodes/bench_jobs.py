@@ -1,0 +1,203 @@
+"""A bench: many (task, variant) episodes with one agent, ``parallel`` at a time.
+
+Each job runs in its own child process (``python -m episodes.bench_jobs job ...``),
+appending one JSON line per finished job to ``results.jsonl`` and rewriting
+``results.csv`` and the self-contained ``report.html`` (:mod:`episodes.result_files`).
+Ctrl-C stops every child's process group (each child stops its episode: no Xvfb, Chromium
+or app survives); ``--resume`` skips the jobs already in ``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from episodes.agents import AgentSpec
+from episodes.episode import EpisodeConfig
+from episodes.result_files import load_results, write_tables
+from episodes.runner import RunnerError, run_episode, run_until_signalled
+from sandbox.catalog import TaskSpec
+
+JOB_TIMEOUT_S = 900.0
+
+
+# -- the child process of a bench -------------------------------------------------------------
+def job_main(argv: list[str] | None = None) -> int:
+    """``python -m episodes.bench_jobs job``: one episode; prints its result row as JSON."""
+    import argparse
+
+    from sandbox.catalog import load_catalog
+
+    parser = argparse.ArgumentParser(prog="python -m episodes.bench_jobs job")
+    parser.add_argument("task")
+    parser.add_argument("--variant")
+    parser.add_argument("--agent", default="none")
+    parser.add_argument("--run-dir", type=Path, required=True)
+    parser.add_argument("--tasks-dir", action="append", default=[])
+    parser.add_argument("--config", help="EpisodeConfig as JSON")
+    args = parser.parse_args(argv)
+    spec = load_catalog([Path(d) for d in args.tasks_dir]).get(args.task)
+    config = EpisodeConfig.model_validate_json(args.config) if args.config else None
+    agent = AgentSpec.parse(args.agent)
+    try:
+        result = run_until_signalled(run_episode(spec, args.variant, agent, args.run_dir,
+                                                 config))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        print("interrupted; the episode was stopped", file=sys.stderr)
+        return 130
+    print(json.dumps(result.row()), flush=True)
+    return 0
+
+
+# -- bench ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Job:
+    spec: TaskSpec
+    variant: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.spec.alias}__{self.variant}"
+
+
+def bench_jobs(specs: list[TaskSpec], variants: str = "default") -> list[Job]:
+    jobs = []
+    for spec in specs:
+        names = spec.variant_names if variants == "all" else ["default"]
+        jobs += [Job(spec, v) for v in names]
+    return jobs
+
+
+async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int = 1,
+                resume: bool = False, tasks_dirs: list[Path] | None = None,
+                config: EpisodeConfig | None = None,
+                on_event: Callable[[str, Job, dict[str, Any] | None], None] | None = None,
+                ) -> list[dict[str, Any]]:
+    """Run every job, ``parallel`` at a time; returns every row of ``results.jsonl``."""
+    if parallel < 1:
+        raise RunnerError("--parallel must be at least 1")
+    out.mkdir(parents=True, exist_ok=True)
+    existing = load_results(out)
+    if existing and not resume:
+        raise RunnerError(f"{out} already holds results; add --resume to continue that "
+                          "bench or choose a new --out folder")
+    done = {(r.get("task"), r.get("variant"), r.get("agent")) for r in existing}
+    todo = [j for j in jobs if (j.spec.id, j.variant, str(agent)) not in done]
+    started = time.monotonic()
+    semaphore = asyncio.Semaphore(parallel)
+    children: set[asyncio.subprocess.Process] = set()
+    lock = asyncio.Lock()
+
+    async def one(job: Job) -> None:
+        async with semaphore:
+            if on_event:
+                on_event("start", job, None)
+            row = await _run_job(job, agent, out, tasks_dirs or [], config, children)
+            async with lock:
+                with open(out / "results.jsonl", "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(row) + "\n")
+                write_tables(out)
+            if on_event:
+                on_event("done", job, row)
+
+    tasks = [asyncio.create_task(one(job)) for job in todo]
+    try:
+        await asyncio.gather(*tasks)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        for task in tasks:
+            task.cancel()
+        await _stop_children(children)
+        raise
+    finally:
+        write_tables(out, add_wall_s=time.monotonic() - started)
+    return load_results(out)
+
+
+async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path],
+                   config: EpisodeConfig | None, children: set) -> dict[str, Any]:
+    run_dir = out / "runs" / job.key
+    if run_dir.exists():
+        shutil.rmtree(run_dir)  # a job interrupted earlier starts over
+    argv = [sys.executable, "-m", "episodes.bench_jobs", "job", job.spec.id, "--variant",
+            job.variant, "--agent", str(agent), "--run-dir", str(run_dir)]
+    for d in tasks_dirs:
+        argv += ["--tasks-dir", str(d)]
+    if config is not None:
+        argv += ["--config", config.model_dump_json()]
+    setpriv = shutil.which("setpriv")
+    if setpriv:  # a bench killed hard still takes its children with it
+        argv = [setpriv, "--pdeathsig", "TERM", "--", *argv]
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    log_path = out / "runs" / f"{job.key}.log"
+    started = time.monotonic()
+    with open(log_path, "wb") as log_file:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, stderr=log_file, start_new_session=True)
+        children.add(proc)
+        try:
+            stdout, _ = await asyncio.wait_for(proc.communicate(), JOB_TIMEOUT_S)
+        except TimeoutError:
+            await _stop_children({proc})
+            stdout = b""
+        finally:
+            children.discard(proc)
+    last = stdout.decode("utf-8", "replace").strip().splitlines()[-1:] if stdout else []
+    try:
+        row = json.loads(last[0]) if last else None
+    except json.JSONDecodeError:
+        row = None
+    if row is None:
+        tail = _log_tail(log_path)
+        row = {"task": job.spec.id, "alias": job.spec.alias, "variant": job.variant,
+               "status": "failed", "score": None, "duration_s": round(time.monotonic() -
+                                                                      started, 3),
+               "reset_s": None, "steps": 0, "run_dir": str(run_dir),
+               "error": f"the job exited with status {proc.returncode}: {tail}"}
+    row["agent"] = str(agent)
+    row["wall_s"] = round(time.monotonic() - started, 3)
+    return row
+
+
+def _log_tail(path: Path, limit: int = 1500) -> str:
+    """The end of a job's log without the browser's routine complaints (D-Bus, GPU)."""
+    noise = ("[pid=", "ERROR:dbus", "viz_main_impl", "command_buffer_proxy")
+    lines = [line for line in path.read_text(errors="replace").splitlines()
+             if not any(n in line for n in noise)]
+    return "\n".join(lines)[-limit:].strip()
+
+
+async def _stop_children(children: set) -> None:
+    """SIGTERM each child's process group, then SIGKILL what is left after a grace."""
+    for proc in list(children):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 25
+    for proc in list(children):
+        try:
+            await asyncio.wait_for(proc.wait(), max(0.1, deadline - time.monotonic()))
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+
+
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "job":
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+        sys.exit(job_main(sys.argv[2:]))
+    print("usage: python -m episodes.bench_jobs job TASK --run-dir DIR [--agent A]",
+          file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,57 @@
+"""Where things are on the workstation screen: boxes, the browser viewport's origin, and a
+locator's box in screen pixels (the oracle's driver side; gold code never calls these)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from episodes.oracle.errors import OracleError
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in some screen's pixels."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return int(self.x + self.width / 2), int(self.y + self.height / 2)
+
+
+WINDOW_METRICS = "() => [screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight]"
+
+
+async def content_origin(page: Any) -> tuple[float, float]:
+    """Screen position of the page's viewport: window position plus the browser chrome
+    above it (tab strip, toolbar, title bar), the side borders being equal."""
+    sx, sy, ow, oh, iw, ih = await page.evaluate(WINDOW_METRICS)
+    border = (ow - iw) / 2
+    return sx + border, sy + (oh - ih) - border
+
+
+async def screen_box(locator: Any, timeout_s: float):
+    """(box in viewport pixels, (viewport w, h, screen x0, y0)) or None."""
+    try:
+        await locator.wait_for(state="visible", timeout=timeout_s * 1000)
+    except Exception as exc:  # noqa: BLE001 - Playwright's timeouts and strictness errors
+        message = str(exc).split("Call log:")[0].strip()
+        raise OracleError(f"cannot locate {locator}: {message}") from exc
+    box = await locator.bounding_box()
+    if box is None:
+        return None
+    page = locator.page
+    x0, y0 = await content_origin(page)
+    size = await page.evaluate("() => [innerWidth, innerHeight]")
+    return Box(box["x"], box["y"], box["width"], box["height"]), (size[0], size[1], x0, y0)
+
+
+async def is_front(page: Any) -> bool:
+    try:
+        return await page.evaluate("() => document.visibilityState") == "visible"
+    except Exception:  # noqa: BLE001 - navigating
+        return False

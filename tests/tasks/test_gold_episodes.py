@@ -1,0 +1,96 @@
+"""The slow half of the conformance suite: every task with a ``gold.py``, every variant, in
+real episodes (Xvfb, Chromium, portal_web, the published desktop app behind the Citrix
+window, pixel sessions).
+
+In one episode: graded as seeded first (what the ``none`` agent gets: the score
+``task.yaml`` declares), then reset and solved by the oracle through the agent API only
+(1.0; an API-channel oracle over HTTP, with nothing on the screen). Then the task's recorded
+gold trace of that variant, replayed by coordinates in a fresh episode, scores 1.0 too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from episodes.agents import AgentSpec
+from episodes.episode import DESKTOP_SYSTEMS, Episode, EpisodeConfig
+from episodes.oracle import gold_trace_path, run_oracle
+from episodes.runner import run_episode
+from episodes.workstation import WorkstationError, find_chromium
+from sandbox.catalog import load_catalog
+
+CATALOG = load_catalog()
+CASES = [(spec, variant) for spec in CATALOG if (spec.folder / "gold.py").is_file()
+         for variant in spec.variant_names]
+# a busy CI machine may need more than the default 45 s to bring an episode up
+CONFIG = EpisodeConfig(start_timeout_s=120)
+
+
+def _has_chromium() -> bool:
+    try:
+        find_chromium()
+    except WorkstationError:
+        return False
+    return True
+
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not _has_chromium(), reason="chromium is not installed")]
+
+
+def _failing(result) -> list[tuple]:
+    if result.report is None:
+        return [(result.status, result.error)]
+    return [(c.name, c.fraction, c.evidence) for c in result.report.checks
+            if c.fraction != 1.0]
+
+
+def _inputs(run_dir) -> list[dict]:
+    lines = (run_dir / "trace" / "trace.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines[1:]]
+
+
+async def _untouched_then_gold(spec, variant, run_dir):
+    """(untouched result, gold result, oracle run, the gold attempt's inputs)."""
+    episode = Episode(spec, variant, run_dir=run_dir, config=CONFIG, agent="gold")
+    await episode.start()
+    try:
+        assert set(episode.apps) == set(spec.systems) & set(DESKTOP_SYSTEMS)
+        untouched = await episode.finish()
+        await episode.reset()
+        oracle = await run_oracle(episode)
+        solved = await episode.finish()
+        return untouched, solved, oracle, _inputs(run_dir)
+    finally:
+        await episode.stop()
+
+
+@pytest.mark.parametrize(("spec", "variant"), CASES,
+                         ids=[f"{s.alias}-{v}" for s, v in CASES])
+def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_path, no_leaks):
+    untouched, solved, oracle, inputs = asyncio.run(
+        _untouched_then_gold(spec, variant, tmp_path / "run"))
+
+    assert untouched.status == "graded", untouched.error
+    assert untouched.score == pytest.approx(spec.untouched[variant], abs=1e-6), \
+        untouched.report_text
+
+    assert solved.status == "graded", solved.error
+    assert solved.score == 1.0, _failing(solved)
+    assert solved.report.veto is None, solved.report_text
+    if spec.channel == "api":
+        assert oracle.actions == 0 and inputs == []  # the API, not the screen
+    else:  # the oracle's clicks and keys went through the agent API into the trace
+        assert {entry["client"] for entry in inputs} == {"oracle"}
+        assert 0 < solved.steps <= len(inputs) <= oracle.actions  # waits are not inputs
+
+    trace = gold_trace_path(spec.folder, variant)
+    if trace.is_file():
+        replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
+                                           tmp_path / "replay", CONFIG, measure_reset=True))
+        assert replayed.score == 1.0, _failing(replayed)
+        assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
+    assert not no_leaks(), "episode processes outlived stop()"
