@@ -173,11 +173,12 @@ class AgentConnection:
         return self.session.describe(), None
 
     async def _op_control(self, request: dict) -> tuple[dict, None]:
-        seat = self.session.seat
+        clients = self.session.clients
         if request.get("take"):
-            seat.take(self.client_id)
+            clients.take_control(self.client_id)
         elif request.get("release"):
-            seat.release(self.client_id)
+            clients.release_control(self.client_id)
+        seat = clients.seat
         return {"role": seat.role(self.client_id), "controller": seat.holder}, None
 
     async def _op_screenshot(self, request: dict) -> tuple[dict, bytes]:

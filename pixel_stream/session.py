@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import secrets
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from pixel_stream.agent_api import AgentConnection
 from pixel_stream.capture import ScreenCapture
+from pixel_stream.clients import ClientRegistry
 from pixel_stream.control import ControlSeat
 from pixel_stream.display import Display
 from pixel_stream.imaging import ScreenshotCache
@@ -61,6 +62,13 @@ PAGE_HEADERS = {
 
 # Injector calls that never block (one XTEST request and a flush).
 INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position"})
+
+
+class WallClock:
+    """The default clock of a session with no sandbox clock: the machine's local time."""
+
+    def now(self) -> datetime:
+        return datetime.now().astimezone()
 
 
 class SessionError(RuntimeError):
@@ -121,11 +129,8 @@ class PixelSession:
             raise SessionError("a session token must be a string of at least 8 characters")
         self.record_dir = Path(record_dir) if record_dir is not None else None
         self.record_screenshots = record_screenshots
-        if clock is None:
-            from sandbox.clock import SandboxClock
-
-            clock = SandboxClock().run()
-        self.clock = clock
+        # what stamps the trace's ``sandbox_time`` (an episode passes the sandbox clock)
+        self.clock = clock if clock is not None else WallClock()
         self.name = name or f"pixel{self.display_name}"
         self.port: int | None = None
         self.width = 0
@@ -134,13 +139,10 @@ class PixelSession:
         self.end_reason: str | None = None
         self.capture: ScreenCapture | None = None
         self.injector: InputInjector | None = None
-        self.seat = ControlSeat(policy.disconnect_grace_s)
+        self.clients = ClientRegistry(ControlSeat(policy.disconnect_grace_s))
         self.recorder: TraceRecorder | None = None
         self.screenshots = ScreenshotCache()
         self._feeds: dict[str, EncodedFeed] = {}
-        self._viewers: dict[str, ViewerConnection] = {}
-        self._agents: dict[str, WebSocket] = {}
-        self._ids = itertools.count(1)
         self._input_pool: ThreadPoolExecutor | None = None
         self._input_pending = 0
         self._server: _Server | None = None
@@ -149,8 +151,6 @@ class PixelSession:
         self._keeper = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.last_input_at = time.monotonic()
-        self.last_connect_at = time.monotonic()
-        self._clients_changed = asyncio.Event()
         self.started_at = 0.0
 
     # -- addresses ---------------------------------------------------------------------
@@ -174,6 +174,15 @@ class PixelSession:
     @property
     def slot(self):
         return self.capture.slot
+
+    @property
+    def seat(self) -> ControlSeat:
+        return self.clients.seat
+
+    @property
+    def accepts_input(self) -> bool:
+        """The input connection is open (false once the session stops)."""
+        return self._input_pool is not None
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> PixelSession:
@@ -258,11 +267,7 @@ class PixelSession:
                 log.exception("stopping session %s: %s failed", self.name, step.__name__)
 
     async def _stop_clients(self) -> None:
-        for viewer in list(self._viewers.values()):
-            await self._close_viewer(viewer)
-        for ws in list(self._agents.values()):
-            with contextlib.suppress(Exception):
-                await ws.close(1001)
+        await self.clients.close_all(1001)
         if self._idle_task is not None:
             self._idle_task.cancel()
             self._idle_task = None
@@ -319,19 +324,15 @@ class PixelSession:
         self.end_reason = reason
         self.ended.set()
         log.info("session %s ended: %s", self.name, reason)
-        for viewer in list(self._viewers.values()):
-            asyncio.ensure_future(self._notify(viewer.ws, {"type": "ended", "reason": reason}))
-        for ws in list(self._agents.values()):
-            asyncio.ensure_future(self._notify(ws, {"type": "ended", "reason": reason}))
+        for viewer in list(self.clients.viewers.values()):
+            asyncio.ensure_future(send_json(viewer.ws, {"type": "ended", "reason": reason}))
+        for ws in list(self.clients.agents.values()):
+            asyncio.ensure_future(send_json(ws, {"type": "ended", "reason": reason}))
 
     async def end(self, reason: str = "ended by the operator") -> None:
         """Log the session off: clients are told why and disconnected; input stops."""
         self._end(reason)
-        for viewer in list(self._viewers.values()):
-            await self._close_viewer(viewer)
-        for ws in list(self._agents.values()):
-            with contextlib.suppress(Exception):
-                await ws.close(1000, reason[:100])
+        await self.clients.close_all(1000, reason[:100])
 
     async def wait_ended(self) -> str:
         await self.ended.wait()
@@ -367,7 +368,8 @@ class PixelSession:
         if self.recorder is not None:
             self.recorder.record(client_id, kind, event, seq_before)
 
-    def _feed(self, codec: str) -> EncodedFeed:
+    def feed(self, codec: str) -> EncodedFeed:
+        """The encoder of ``codec`` every viewer of that codec shares (made on first use)."""
         feed = self._feeds.get(codec)
         if feed is None:
             feed = EncodedFeed(self.capture.slot, codec, quality=self.policy.video_quality)
@@ -385,8 +387,8 @@ class PixelSession:
             "ended": self.end_reason,
             "seq": latest.seq if latest else None,
             "frames_captured": self.capture.frames_captured if self.capture else 0,
-            "viewers": sorted(self._viewers),
-            "agents": sorted(self._agents),
+            "viewers": sorted(self.clients.viewers),
+            "agents": sorted(self.clients.agents),
             "control": self.seat.describe(),
             "encoders": {
                 codec: {
@@ -409,18 +411,19 @@ class PixelSession:
         """
         limit = self.policy.idle_timeout_s
         while not self.ended.is_set():
+            changed = self.clients.changed
             if self.seat.connected_count == 0:
-                await self._clients_changed.wait()
-                self._clients_changed.clear()
+                await changed.wait()
+                changed.clear()
                 continue
-            since = max(self.last_input_at, self.last_connect_at)
+            since = max(self.last_input_at, self.clients.last_connect_at)
             remaining = since + limit - time.monotonic()
             if remaining <= 0:
                 await self.end(f"idle timeout: no input for {limit:g} s")
                 return
             try:
-                await asyncio.wait_for(self._clients_changed.wait(), remaining)
-                self._clients_changed.clear()
+                await asyncio.wait_for(changed.wait(), remaining)
+                changed.clear()
             except TimeoutError:
                 pass
 
@@ -465,31 +468,6 @@ class PixelSession:
             return JSONResponse({"error": "wrong or missing session token"}, status_code=403)
         return JSONResponse(self.describe())
 
-    async def _notify(self, ws: WebSocket, message: dict[str, Any]) -> None:
-        await send_json(ws, message)
-
-    def _broadcast_roles(self) -> None:
-        self._clients_changed.set()
-        for viewer in list(self._viewers.values()):
-            viewer.send_role()
-
-    def _client_id(self, requested: Any, prefix: str) -> str:
-        """The requested id (a reconnecting client reuses its id), else a new one."""
-        if isinstance(requested, str) and 0 < len(requested) <= 64 and requested.isprintable():
-            return requested
-        return f"{prefix}-{next(self._ids)}"
-
-    async def _replace_connection(self, client_id: str) -> None:
-        """A client reconnected under its id while its old connection still looks alive
-        (a network drop is noticed late): the new connection takes over."""
-        old_agent = self._agents.pop(client_id, None)
-        if old_agent is not None:
-            with contextlib.suppress(Exception):
-                await old_agent.close(4000, "replaced by a newer connection of this client")
-        old_viewer = self._viewers.pop(client_id, None)
-        if old_viewer is not None:
-            await self._close_viewer(old_viewer)
-
     async def _reject(self, ws: WebSocket, reason: str) -> None:
         # Closing before accept makes the server answer the handshake with HTTP 403.
         log.info("rejected %s: %s", ws.url.path, reason)
@@ -505,15 +483,9 @@ class PixelSession:
             return
         await ws.accept()
         params = ws.query_params
-        client_id = self._client_id(params.get("client_id"), "agent")
-        await self._replace_connection(client_id)
-        wants = params.get("control", "request") != "none"
-        self.last_connect_at = time.monotonic()
-        role = self.seat.connect(client_id, "agent", wants_control=wants)
-        if params.get("control") == "take":
-            role = self.seat.take(client_id)
-        self._agents[client_id] = ws
-        self._broadcast_roles()
+        client_id = self.clients.client_id(params.get("client_id"), "agent")
+        await self.clients.replace(client_id)
+        role = self.clients.add_agent(client_id, ws, params.get("control"))
         try:
             await AgentConnection(self, ws, client_id).serve(role)
         except WebSocketDisconnect:
@@ -521,16 +493,7 @@ class PixelSession:
         except Exception:  # noqa: BLE001
             log.exception("agent connection %s failed", client_id)
         finally:
-            if self._agents.get(client_id) is ws:
-                del self._agents[client_id]
-                self._client_left(client_id)
-
-    def _client_left(self, client_id: str) -> None:
-        was_holder = self.seat.holder == client_id
-        self.seat.disconnect(client_id)
-        if was_holder and self.policy.disconnect_grace_s > 0 and self._loop is not None:
-            self._loop.call_later(self.policy.disconnect_grace_s + 0.01, self.seat.check)
-        self._broadcast_roles()
+            self.clients.remove_agent(client_id, ws)
 
     # -- viewers -----------------------------------------------------------------------
     async def _rtc(self, ws: WebSocket) -> None:
@@ -542,9 +505,6 @@ class PixelSession:
             return
         await ws.accept()
         await ViewerConnection(self, ws).serve()
-
-    async def _close_viewer(self, viewer: ViewerConnection) -> None:
-        await viewer.close()
 
 
 class SessionThread:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -45,7 +44,7 @@ class ViewerConnection:
         self.session = session
         self.ws = ws
         self.client_id = ""
-        self.track = ScreenVideoTrack(session._feed)
+        self.track = ScreenVideoTrack(session.feed)
         self.pc = None
         self.codec: str | None = None
         self.channel = None
@@ -80,8 +79,9 @@ class ViewerConnection:
             self.track.stop()
             await ws.close(1002)
             return
-        self.client_id = session._client_id(offer.get("client_id"), "viewer")
-        await session._replace_connection(self.client_id)
+        clients = session.clients
+        self.client_id = clients.client_id(offer.get("client_id"), "viewer")
+        await clients.replace(self.client_id)
         try:
             self.pc, answer, self.codec = await negotiate_viewer(offer["sdp"], self.track)
         except Exception as exc:  # noqa: BLE001 - tell the page why
@@ -92,15 +92,12 @@ class ViewerConnection:
         self.input = ViewerInput(session.injector, session.run_input)
         self.worker = asyncio.create_task(self._inject_queued())
         self._attach_channel()
-        session._viewers[self.client_id] = self
-        session.last_connect_at = time.monotonic()
-        role = session.seat.connect(self.client_id, "viewer",
-                                    wants_control=not offer.get("view_only"))
+        role = clients.add_viewer(self.client_id, self,
+                                  wants_control=not offer.get("view_only"))
         await ws.send_text(json.dumps({
             "type": "answer", "sdp": answer, "codec": self.codec, "client_id": self.client_id,
             "role": role, "width": session.width, "height": session.height,
         }))
-        session._broadcast_roles()
         try:
             while True:
                 await self._control(await ws.receive_text())
@@ -110,7 +107,7 @@ class ViewerConnection:
             await self.close()
 
     async def _control(self, text: str) -> None:
-        seat = self.session.seat
+        clients = self.session.clients
         try:
             message = json.loads(text)
         except json.JSONDecodeError:
@@ -118,11 +115,9 @@ class ViewerConnection:
             return
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "take_control":
-            seat.take(self.client_id)
-            self.session._broadcast_roles()
+            clients.take_control(self.client_id)
         elif kind == "release_control":
-            seat.release(self.client_id)
-            self.session._broadcast_roles()
+            clients.release_control(self.client_id)
         elif kind == "ping":
             await send_json(self.ws, {"type": "pong", "ts": message.get("ts")})
         else:
@@ -233,12 +228,9 @@ class ViewerConnection:
             return
         self.closed = True
         session = self.session
-        registered = session._viewers.get(self.client_id) is self
-        if registered:
-            del session._viewers[self.client_id]
         if self.worker is not None:
             self.worker.cancel()
-        if self.input is not None and session._input_pool is not None:
+        if self.input is not None and session.accepts_input:
             with contextlib.suppress(Exception):
                 await self.input.release_all()
         self.track.stop()
@@ -247,5 +239,4 @@ class ViewerConnection:
                 await self.pc.close()
         with contextlib.suppress(Exception):
             await self.ws.close()
-        if registered:
-            session._client_left(self.client_id)
+        session.clients.remove_viewer(self.client_id, self)

@@ -12,13 +12,15 @@ from pixel_stream.recording import read_trace
 from pixel_stream.replay import ReplayError, replay_trace
 from pixel_stream.session import SessionThread
 from pixel_stream.testapp import PatchBoardProcess
+from sandbox.clock import SandboxClock
 
 pytestmark = pytest.mark.slow
 
 
 def record(display, board, trace_dir) -> str:
     """Drive the board through the agent API while recording; returns the final pixel hash."""
-    with SessionThread(display, record_dir=trace_dir, record_screenshots=True) as session:
+    with SessionThread(display, record_dir=trace_dir, record_screenshots=True,
+                       clock=SandboxClock().run()) as session:
         with AgentClient(session.agent_url, session.token, client_id="recorder") as agent:
             agent.act_and_observe({"action": "left_click", "coordinate": board.center("patch")},
                                   quiet_ms=100)
