@@ -16,6 +16,8 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check sandbox episodes verifier portal_web pixel_stream desktop_ehr tests fixtures
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 test: $(STAMP) lint
 	$(PY) -m pytest -q

@@ -72,12 +72,17 @@ class EhrSandboxEnv:
             raise EnvError("the environment is closed")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
+    def _episode(self) -> Episode:
+        if self.episode is None:
+            raise RuntimeError("call reset() first: there is no episode yet")
+        return self.episode
+
     def _connect(self) -> None:
         from pixel_stream.client import AgentClient
 
         if self.agent is not None:
             self.agent.close()
-        c = self.episode.connection()
+        c = self._episode().connection()
         self.agent = AgentClient(c["agent_url"], c["token"], client_id="env", control="take")
 
     def _observe(self, reply: Any = None) -> dict[str, Any]:
@@ -148,7 +153,7 @@ class EhrSandboxEnv:
                ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """End the episode now: grade it; reward = score."""
         obs = self._observe()
-        self.result = self._call(self.episode.finish())
+        self.result = self._call(self._episode().finish())
         score = self.result.score
         info = self._info(score=score, grade_status=self.result.status,
                           report=self.result.report_json, result=self.result.row())
@@ -249,6 +254,8 @@ class RecordEpisode(Wrapper):
         self._dir: Path | None = None
 
     def _write(self, line: dict[str, Any], obs: dict[str, Any]) -> None:
+        if self._dir is None:
+            raise RuntimeError("call reset() first: no episode is being recorded")
         if obs.get("screenshot"):
             name = f"{self._index:05d}.png"
             (self._dir / name).write_bytes(obs["screenshot"])

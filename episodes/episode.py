@@ -14,8 +14,8 @@ closes the trace, extracts, grades and writes ``report.json``. ``stop()`` ends e
 of the episode; an unexpected exit of any of them marks the episode failed, with the tail of
 its log, and stops the rest.
 
-The sandbox package imports the pixel-stream package here only, lazily, because an episode
-*is* the place where both meet; nothing else in ``sandbox`` depends on it.
+Its configuration is :mod:`episodes.config`; the run directory's files
+:mod:`episodes.run_files`; the published apps :mod:`episodes.published_apps`.
 """
 
 from __future__ import annotations
@@ -30,81 +30,42 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from episodes.inspector import InspectorClient, InspectorError
+from episodes.config import (
+    DESKTOP_SYSTEMS,
+    EpisodeConfig,
+    EpisodeError,
+    Status,
+    new_episode_id,
+)
 from episodes.processes import (
     alive,
     descendants,
     free_port,
-    has_window,
     http_answers,
     pids_with_argument,
     reap,
 )
+from episodes.published_apps import PublishedApp
 from episodes.result import FAILED, EpisodeResult, grade_extract
+from episodes.run_files import (
+    archive_attempt,
+    count_steps,
+    prepare_run_dir,
+    reset_files_and_stores,
+)
 from episodes.workstation import Workstation, task_sites, task_tabs
 from sandbox.catalog import TaskSpec
-from sandbox.clock import SandboxClock, SharedClock
+from sandbox.clock import SharedClock
 from sandbox.extract import extract_run
-from sandbox.seeding import check_variant, restore, seed_task, task_inputs
+from sandbox.seeding import check_variant
 
 log = logging.getLogger(__name__)
 
-DESKTOP_SYSTEMS = ("hyperspace", "powerchart")
-EPISODE_SUBDIRS = ("home", "logs", "trace")
-ATTEMPT_FILES = ("trace", "report.json", "final.png", "extract", "result.json")
-Status = Literal["new", "starting", "running", "finishing", "finished", "failed", "stopped"]
-
-
-class EpisodeError(RuntimeError):
-    """The episode could not start, or was used in a state that does not allow it."""
-
-
-class EpisodeConfig(BaseModel):
-    """How episodes are run on this machine; unknown keys are refused."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    screen: tuple[int, int] = (1280, 800)
-    # fits the Citrix window's page under its title bar and borders without scrolling
-    published_screen: tuple[int, int] = (1272, 720)
-    listen_host: str = "127.0.0.1"  # where pixel sessions listen (the hub may use 0.0.0.0)
-    chromium: str | None = None
-    record_screenshots: bool = False
-    start_timeout_s: float = Field(default=45.0, gt=0)
-    # system -> command of its published app; {python} {system} {run_dir} {inspector}
-    # {episode_id} are filled in. The desktop EHR is the default for both personas.
-    published_apps: dict[str, list[str]] = Field(default_factory=lambda: {
-        system: ["{python}", "-m", "desktop_ehr", "--persona", "{system}",
-                 "--run-dir", "{run_dir}", "--inspector-socket", "{inspector}"]
-        for system in DESKTOP_SYSTEMS})
-
-
-@dataclass
-class PublishedApp:
-    """A desktop app on its own display, streamed in published mode (the Citrix side)."""
-
-    system: str
-    display: Any
-    process: Any
-    session: Any
-    inspector: Path | None
-    session_ready: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def connection(self) -> dict[str, str]:
-        return {"agent_url": self.session.agent_url, "token": self.session.token,
-                "viewer_url": self.session.url}
-
-
-def new_episode_id() -> str:
-    return "ep-" + secrets.token_hex(6)
-
+__all__ = ["DESKTOP_SYSTEMS", "Episode", "EpisodeConfig", "EpisodeError", "new_episode_id"]
 
 class Episode:
     """One run of a task (see the module docstring for the lifecycle)."""
@@ -212,22 +173,6 @@ class Episode:
         """When each part of the start was ready (seconds since start), for benchmarks."""
         self.timings[what] = round(time.monotonic() - self._t0, 3)
 
-    def _prepare_run_dir(self) -> None:
-        if not (self.run_dir / "run.json").exists():
-            seed_task(self.spec, self.variant, self.run_dir, episode_id=self.episode_id)
-        run = json.loads((self.run_dir / "run.json").read_text())
-        if run.get("task") != self.spec.id or run.get("variant") != self.variant:
-            raise EpisodeError(f"{self.run_dir} holds {run.get('task')} variant "
-                               f"{run.get('variant')}, not {self.spec.id} {self.variant}")
-        run["episode_id"] = self.episode_id
-        (self.run_dir / "run.json").write_text(json.dumps(run, indent=2) + "\n")
-        for sub in EPISODE_SUBDIRS:
-            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
-        pristine = self.run_dir / "home" / ".pristine-input"
-        if not pristine.exists():
-            shutil.copytree(self.run_dir / "input", pristine)
-        SandboxClock(start=self.spec.clock).run().save(self.clock_path)
-
     async def _start_processes(self) -> None:
         """Everything in parallel where it can be: the display and Playwright do not need
         the seeded run; the browser needs the portal; the Citrix window needs the app."""
@@ -248,7 +193,8 @@ class Episode:
             self._mark("workstation display")
 
         async def seeded() -> None:
-            await asyncio.to_thread(self._prepare_run_dir)
+            await asyncio.to_thread(prepare_run_dir, self.spec, self.variant, self.run_dir,
+                                    self.episode_id)
             self._mark("seeded")
 
         early = [asyncio.ensure_future(c) for c in (playwright(), workstation_display())]
@@ -303,7 +249,6 @@ class Episode:
 
     async def _start_published_app(self, system: str) -> None:
         from pixel_stream.display import Display
-        from pixel_stream.procs import ManagedProcess, wait_until
         from pixel_stream.session import PixelSession
 
         command = self.config.published_apps.get(system)
@@ -311,30 +256,22 @@ class Episode:
             raise EpisodeError(f"no published app is configured for system {system!r}")
         width, height = self.config.published_screen
         display = await asyncio.to_thread(Display(width, height).start)
+        assert self._sockets_dir is not None  # made first thing in _start_processes
         inspector = self._sockets_dir / f"{system}.sock"
-        app = PublishedApp(system, display, None, None,
-                           inspector if "{inspector}" in " ".join(command) else None)
+        values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
+                  "inspector": str(inspector), "episode_id": self.episode_id}
+        env = _child_env(display.env())
+        env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
+        app = PublishedApp(system, display, argv=[part.format(**values) for part in command],
+                           env=env, log_path=self.logs_dir / f"{system}.log",
+                           inspector=inspector if "{inspector}" in " ".join(command) else None)
         self.apps[system] = app
         # the session first: the Citrix window can connect while the app starts up
         app.session = await PixelSession(
             display, host=self.config.listen_host, mode="published",
             clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
         app.session_ready.set()
-        values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
-                  "inspector": str(inspector), "episode_id": self.episode_id}
-        argv = [part.format(**values) for part in command]
-        env = _child_env(display.env())
-        env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
-        app.process = ManagedProcess(argv, name=f"{system} app", env=env,
-                                     log_path=self.logs_dir / f"{system}.log").start()
-        self._remember(app.process.pid)
-        await asyncio.to_thread(
-            wait_until, lambda: has_window(display.name), self.config.start_timeout_s,
-            f"the {system} app's window", 0.05, app.process)
-        if app.inspector is not None:
-            await asyncio.to_thread(
-                wait_until, app.inspector.exists, self.config.start_timeout_s,
-                f"the {system} app's inspector socket", 0.05, app.process)
+        await app.launch(self.config.start_timeout_s, self._remember)
         self._mark(f"{system} app")
 
     async def _start_workstation(self) -> None:
@@ -360,10 +297,11 @@ class Episode:
             self._remember(proc.pid)
 
     async def _start_browser(self) -> None:
+        assert self.workstation is not None  # _start_workstation came first
         await self.workstation.start_browser(self._playwright)
         self._mark("browser")
 
-    async def _start_receiver(self, apps: list[asyncio.Future]) -> None:
+    async def _start_receiver(self, apps: Sequence[asyncio.Future]) -> None:
         """The Citrix window as soon as the app's session listens; done when the app is."""
         if self.desktop_systems:
             system = self.desktop_systems[0]
@@ -375,7 +313,7 @@ class Episode:
             if app is not None:
                 waiting = asyncio.ensure_future(app.session_ready.wait())
                 await asyncio.wait([waiting, *apps], return_when=asyncio.FIRST_COMPLETED)
-                if app.session_ready.is_set():
+                if app.session_ready.is_set() and self.workstation is not None:
                     await self.workstation.start_receiver(self._playwright, app.session.port,
                                                           app.session.token)
                     self._mark("citrix window")
@@ -449,9 +387,10 @@ class Episode:
         started = time.monotonic()
         await self._close_trace()
         await asyncio.to_thread(self._archive_attempt)
-        await asyncio.to_thread(self._reset_files_and_stores)
+        await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant, self.run_dir)
         resets = [self.workstation.reset()] if self.workstation else []
-        resets += [self._reset_app(app) for app in self.apps.values()]
+        resets += [app.reset(self.config.start_timeout_s, self._remember)
+                   for app in self.apps.values()]
         await asyncio.gather(*resets)
         await self._open_trace()
         self.last_reset_s = time.monotonic() - started
@@ -459,57 +398,6 @@ class Episode:
         if self.status == "finished":
             self._set_status("running")
         return self.last_reset_s
-
-    def _reset_files_and_stores(self) -> None:
-        restore(self.run_dir)
-        for sub in ("output", "downloads", "fax_sink"):
-            folder = self.run_dir / sub
-            for path in folder.iterdir() if folder.is_dir() else []:
-                shutil.rmtree(path) if path.is_dir() else path.unlink()
-        pristine = self.run_dir / "home" / ".pristine-input"
-        wanted = {i.path for i in task_inputs(self.spec, self.variant)}
-        input_dir = self.run_dir / "input"
-        for path in sorted(input_dir.rglob("*"), reverse=True):
-            rel = path.relative_to(input_dir)
-            if path.is_file() and (str(rel) not in wanted or not (pristine / rel).is_file()):
-                path.unlink()
-        for src in pristine.rglob("*"):
-            if src.is_file():
-                dst = input_dir / src.relative_to(pristine)
-                if not dst.is_file() or dst.read_bytes() != src.read_bytes():
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(src, dst)
-        SandboxClock(start=self.spec.clock).run().save(self.clock_path)
-
-    async def _reset_app(self, app: PublishedApp) -> None:
-        """Ask the app to go back to its start screen; restart it if it cannot."""
-        if app.inspector is not None:
-            try:
-                await asyncio.to_thread(InspectorClient(app.inspector).reset)
-                return
-            except (InspectorError, OSError) as exc:
-                log.info("%s app cannot reset in place (%s); restarting it", app.system, exc)
-        await self._restart_app(app)
-
-    async def _restart_app(self, app: PublishedApp) -> None:
-        from pixel_stream.procs import ManagedProcess, wait_until
-
-        old = app.process
-        app.process = None
-        old.stop()
-        if app.inspector is not None and app.inspector.exists():
-            app.inspector.unlink()
-        app.process = ManagedProcess(old.argv, name=old.name, env=old._env,
-                                     log_path=self.logs_dir / f"{app.system}.log").start()
-        self._remember(app.process.pid)
-        await asyncio.to_thread(
-            wait_until, lambda: has_window(app.display.name), self.config.start_timeout_s,
-            f"the {app.system} app's window", 0.05, app.process)
-        if app.inspector is not None:
-            await asyncio.to_thread(wait_until, app.inspector.exists,
-                                    self.config.start_timeout_s,
-                                    f"the {app.system} app's inspector socket", 0.05,
-                                    app.process)
 
     # -- trace ----------------------------------------------------------------------------
     async def _close_trace(self) -> None:
@@ -536,34 +424,12 @@ class Episode:
 
     def steps(self) -> int:
         """Inputs of this attempt: agent actions, and presses (not motion) of viewers."""
-        path = self.trace_path()
-        if not path.exists():
-            return 0
-        count = 0
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            event = entry.get("event") or {}
-            if entry.get("kind") == "action" and event.get("action") != "mouse_move":
-                count += 1
-            elif entry.get("kind") == "input" and event.get("down") and event.get("t") in (
-                    "button", "key"):
-                count += 1
-        return count
+        return count_steps(self.trace_path())
 
     def _archive_attempt(self) -> None:
         """Move the finished attempt's trace, report and extract under attempts/N/."""
-        present = [n for n in ATTEMPT_FILES if (self.run_dir / n).exists()]
-        if not present:
-            return
-        target = self.run_dir / "attempts" / str(self.attempt)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in present:
-            shutil.move(str(self.run_dir / name), str(target / name))
-        (self.run_dir / "trace").mkdir(exist_ok=True)
-        self.attempt += 1
+        if archive_attempt(self.run_dir, self.attempt):
+            self.attempt += 1
 
     # -- finish ---------------------------------------------------------------------------
     async def screenshot_png(self) -> bytes:
@@ -642,8 +508,7 @@ class Episode:
                 await asyncio.wait_for(self._playwright.stop(), 15)
             self._playwright = None
         for app in self.apps.values():
-            if app.process is not None:
-                await asyncio.to_thread(app.process.stop)
+            await app.stop_process()
             await asyncio.to_thread(app.display.stop)
         if self.portal is not None:
             await asyncio.to_thread(self.portal.stop)

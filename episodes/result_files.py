@@ -72,8 +72,8 @@ def _thumbnail(path: Path) -> str | None:
     try:
         from PIL import Image
 
-        with Image.open(path) as image:
-            image = image.convert("RGB")
+        with Image.open(path) as opened:
+            image = opened.convert("RGB")
             image.thumbnail((640, 400))
             buf = io.BytesIO()
             image.save(buf, "JPEG", quality=70)

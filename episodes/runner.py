@@ -72,7 +72,7 @@ async def drive(episode: Episode, agent: AgentSpec) -> None:
         return
     if agent.kind == "gold":
         await run_oracle(episode)
-    elif agent.kind == "replay":
+    elif agent.kind == "replay" and agent.path is not None:
         await replay_into(episode, agent.path)
 
 
@@ -94,6 +94,7 @@ def run_until_signalled(coro: Any) -> Any:
     """``asyncio.run`` where SIGTERM, like Ctrl-C, cancels the work so it can clean up."""
     async def main() -> Any:
         task = asyncio.current_task()
+        assert task is not None  # we are inside asyncio.run
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         try:

@@ -300,7 +300,7 @@ class Catalog:
         return [self.get(part.strip()) for part in expr.split(",") if part.strip()]
 
 
-def _order(spec: TaskSpec) -> tuple[str, str]:
+def _order(spec: TaskSpec) -> tuple[bool, str]:
     return (spec.family != "prior-auth", spec.id)
 
 

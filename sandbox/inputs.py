@@ -360,7 +360,7 @@ def _scanned_pdf(spec: InputFile) -> bytes:
             y += len(table) * rh + 30
         if page.get("signature"):
             draw.text((90, y + 30), str(page["signature"]), font=hand, fill="#1d2a6b")
-        img = img.rotate(rng.uniform(-0.9, 0.9), fillcolor="#fdfdf8", resample=Image.BICUBIC)
+        img = img.rotate(rng.uniform(-0.9, 0.9), fillcolor="#fdfdf8", resample=Image.Resampling.BICUBIC)
         img = img.filter(ImageFilter.GaussianBlur(0.5)).convert("L")
         _add_noise_gray(img, rng)
         png = io.BytesIO()

@@ -29,6 +29,8 @@ from typing import Any
 
 import yaml
 from sqlalchemy import Date, DateTime, LargeBinary, Time
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.orm import Mapper
 
 from sandbox import __version__
 from sandbox.catalog import InputFile, TaskSpec
@@ -94,10 +96,10 @@ def load_rows(store: Store, path: Path, task_dir: Path | None = None) -> int:
                 model = model_for(store.system, table_name)
             except Exception as exc:
                 raise SeedError(f"{path}: {exc}") from exc
-            table = model.__table__
+            mapper: Mapper[Any] = sa_inspect(model)
+            table = mapper.local_table
             columns = {c.name: c for c in table.columns}
-            attr_of = {prop.columns[0].name: prop.key
-                       for prop in model.__mapper__.column_attrs}
+            attr_of = {prop.columns[0].name: prop.key for prop in mapper.column_attrs}
             for i, row in enumerate(rows or []):
                 where = f"{path.name}: {table_name}[{i}]"
                 if not isinstance(row, dict):

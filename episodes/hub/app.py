@@ -15,7 +15,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +119,7 @@ class Hub:
         self.run_job(entry, "starting", episode.start())
         return entry
 
-    def run_job(self, entry: HubEpisode, what: str, coro: Awaitable[Any],
+    def run_job(self, entry: HubEpisode, what: str, coro: Coroutine[Any, Any, Any],
                 done: Callable[[Any], None] | None = None) -> None:
         """Run one background job of an episode; its outcome lands in ``message``."""
         if entry.busy is not None:

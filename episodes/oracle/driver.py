@@ -37,6 +37,7 @@ from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, taskbar_state
 
 if TYPE_CHECKING:
     from episodes.episode import Episode
+    from episodes.workstation import Workstation
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,13 @@ class Oracle:
         self.api_calls = 0
 
     @property
+    def _workstation(self) -> Workstation:
+        workstation = self.episode.workstation
+        if workstation is None:
+            raise OracleError("the episode has no workstation (it is not running)")
+        return workstation
+
+    @property
     def variant(self) -> str:
         """The episode's variant: gold solutions branch on it like verify.py does."""
         return self.episode.variant
@@ -92,7 +100,7 @@ class Oracle:
             raise OracleViolation(f"{self.episode.spec.alias} is a {self.episode.spec.channel}"
                                   "-channel task: its oracle acts through the agent API only")
         target = httpx.URL(url)
-        if target.host not in self.episode.workstation.hosts:
+        if target.host not in self._workstation.hosts:
             raise OracleError(f"{target.host} is not a system of this episode")
         self.api_calls += 1
         with httpx.Client(timeout=LOCATE_TIMEOUT_S) as client:
@@ -117,7 +125,7 @@ class Oracle:
     # -- locating --------------------------------------------------------------------------
     def tab(self, site: str) -> ReadOnly:
         """The browser tab opened for ``site`` (``workspace``, ``ehr``, ``acme`` ...)."""
-        page = self.episode.workstation.page_for(site)
+        page = self._workstation.page_for(site)
         return ReadOnly(page, self._run, f"tab({site!r})")
 
     def widget(self, name: str, system: str | None = None) -> Box:
@@ -210,7 +218,7 @@ class Oracle:
         return app
 
     async def _receiver_origin(self, app) -> tuple[float, float]:
-        page = self.episode.workstation.receiver_page
+        page = self._workstation.receiver_page
         box = await page.locator("#screen").bounding_box()
         if box is None:
             raise OracleError("the Citrix Workspace window shows no session")
@@ -294,8 +302,8 @@ class Oracle:
     def show_tab(self, site: str) -> None:
         """Bring the browser forward and switch to the tab of ``site`` (Ctrl+N)."""
         self.show_window("browser")
-        index = [t.site for t in self.episode.workstation.tabs].index(site) + 1
-        page = self.episode.workstation.page_for(site)
+        index = [t.site for t in self._workstation.tabs].index(site) + 1
+        page = self._workstation.page_for(site)
         if index <= 8:
             self.key(f"ctrl+{index}")
         deadline = time.monotonic() + LOCATE_TIMEOUT_S
@@ -326,7 +334,10 @@ async def run_oracle(episode: Episode, solve: Callable[[Oracle], None] | None = 
     from pixel_stream.client import AgentClient
 
     episode.check_running()
-    solve = solve or load_gold(episode.spec.folder)
+    if solve is None:
+        if episode.spec.folder is None:
+            raise OracleError(f"{episode.spec.alias} was not loaded from a task folder")
+        solve = load_gold(episode.spec.folder)
     loop = asyncio.get_running_loop()
     connection = episode.connection()
     started = time.monotonic()

@@ -94,6 +94,8 @@ def load_gold(task_folder: Path) -> Callable[[Any], None]:
     if problems:
         raise OracleViolation("gold code acts around the agent API:\n" + "\n".join(problems))
     spec = importlib.util.spec_from_file_location(f"gold_{path.parent.name}", path)
+    if spec is None or spec.loader is None:
+        raise OracleError(f"{path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     solve = getattr(module, "solve", None)

@@ -8,10 +8,10 @@ from sandbox.stores.base import (
     metadata_for,
     model_for,
     open_store,
-    system_base,
+    system_metadata,
 )
 
 __all__ = [
     "CHANNELS", "SEED_CONTEXT", "SYSTEMS", "Store", "StoreError", "WriteContext",
-    "metadata_for", "model_for", "open_store", "system_base",
+    "metadata_for", "model_for", "open_store", "system_metadata",
 ]

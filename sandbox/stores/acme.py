@@ -44,11 +44,13 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
-from sandbox.stores.base import system_base
+from sandbox.stores.base import system_metadata
 
-Base = system_base("acme")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("acme")
 
 CASE_TYPES = (
     "outpatient",              # procedures, imaging, therapy visits (pa-01, -03, -05, -10, -19)

@@ -151,7 +151,7 @@ def append_entries(conn: Connection, table: Table, system: str, ctx: WriteContex
     prev = last_hash(conn, table)
     rows = []
     for action, table_name, pk, before, after in changes:
-        fields = {
+        fields: dict[str, Any] = {
             "system": system,
             "channel": ctx.channel,
             "episode_id": ctx.episode_id,

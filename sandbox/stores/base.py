@@ -1,7 +1,7 @@
 """One SQLite store per system, opened through SQLAlchemy 2, with every write audited.
 
 A system module (``sandbox/stores/ehr.py`` …) declares its models on its own declarative
-base made by :func:`system_base`; that base's metadata also carries the store's audit table.
+base, whose metadata (:func:`system_metadata`) also carries the store's audit table.
 Writes go through :meth:`Store.writer`, a session whose flushes are turned into audit entries
 in the same transaction. A guard on the engine refuses any INSERT/UPDATE/DELETE that is not
 part of an audited flush, so nothing can write around the audit layer by accident.
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import MetaData, create_engine, event, inspect
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from sandbox.errors import SandboxError
 from sandbox.stores.audit import (
@@ -54,15 +54,17 @@ class Clock(Protocol):
     def now_local(self) -> Any: ...
 
 
-def system_base(system: str) -> type[DeclarativeBase]:
-    """A declarative base for one system; its metadata holds the store's audit table."""
+def system_metadata(system: str) -> MetaData:
+    """The metadata of one system's declarative base, with the store's audit table::
+
+        class Base(DeclarativeBase):
+            metadata = system_metadata("acme")
+    """
     if system not in SYSTEMS:
         raise ValueError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     metadata = MetaData(info={"system": system})
     audit_table(metadata)
-    return type(f"{system.capitalize()}Base", (DeclarativeBase,), {
-        "metadata": metadata, "__abstract__": True,
-    })
+    return metadata
 
 
 def metadata_for(system: str) -> MetaData:
@@ -255,7 +257,7 @@ def _after_flush(session: Session, _ctx) -> None:  # noqa: ANN001
     store: Store = session.info["store"]
     ctx: WriteContext = session.info["write_context"]
     befores: dict[int, dict] = session.info.get("before_images", {})
-    changes = []
+    changes: list[tuple[str, str, dict, dict | None, dict | None]] = []
     for obj in session.new:
         table = inspect(obj).mapper.local_table
         after = row_image(table, _current_values(obj))

@@ -29,11 +29,13 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
-from sandbox.stores.base import system_base
+from sandbox.stores.base import system_metadata
 
-Base = system_base("epa")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("epa")
 
 REQUEST_STATUSES = (
     "new", "questions_received", "in_progress", "sent_to_plan", "approved", "denied",
@@ -193,12 +195,14 @@ def _compare(answer: str, operator: str, expected: str) -> bool:
     if operator in ("=", "!="):
         equal = answer.strip().lower() == expected.strip().lower()
         return equal if operator == "=" else not equal
+    left: float | str
+    right: float | str
     try:
         left, right = float(answer), float(expected)
     except ValueError:
         left, right = answer, expected  # ISO dates compare as text
-    return {">": left > right, "<": left < right,
-            ">=": left >= right, "<=": left <= right}[operator]
+    return {">": left > right, "<": left < right,  # type: ignore[operator]
+            ">=": left >= right, "<=": left <= right}[operator]  # type: ignore[operator]
 
 
 def question_enabled(conditions: list[tuple[str, str, str]], behavior: str,

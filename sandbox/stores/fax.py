@@ -31,11 +31,13 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
-from sandbox.stores.base import system_base
+from sandbox.stores.base import system_metadata
 
-Base = system_base("fax")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("fax")
 
 JOB_STATUSES = ("draft", "queued", "sending", "delivered", "failed", "cancelled")
 

@@ -7,10 +7,14 @@ Discharge Navigator, In Basket (messages), Media (documents).
 
 from __future__ import annotations
 
-from sandbox.stores import inpatient as cols
-from sandbox.stores.base import system_base
+from sqlalchemy.orm import DeclarativeBase
 
-Base = system_base("hyperspace")
+from sandbox.stores import inpatient as cols
+from sandbox.stores.base import system_metadata
+
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("hyperspace")
 
 
 class Department(cols.DepartmentColumns, Base):

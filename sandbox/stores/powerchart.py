@@ -9,12 +9,14 @@ Signature, Message Center (``messages``), scanned-document inbox (unfiled ``docu
 from __future__ import annotations
 
 from sqlalchemy import String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from sandbox.stores import inpatient as cols
-from sandbox.stores.base import system_base
+from sandbox.stores.base import system_metadata
 
-Base = system_base("powerchart")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("powerchart")
 
 
 class Department(cols.DepartmentColumns, Base):

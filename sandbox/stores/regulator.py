@@ -16,11 +16,13 @@ import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
-from sqlalchemy.orm import Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
-from sandbox.stores.base import system_base
+from sandbox.stores.base import system_metadata
 
-Base = system_base("regulator")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("regulator")
 
 # The twelve fields of the state form, in form order (pa-12 compares each exactly).
 FORM_FIELDS = (

@@ -6,13 +6,15 @@ from datetime import date, datetime
 
 import pytest
 from sqlalchemy import Date, DateTime, Float, ForeignKey, Integer, LargeBinary, String, text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from sandbox.clock import SandboxClock
-from sandbox.stores import Store, StoreError, WriteContext, system_base
+from sandbox.stores import Store, StoreError, WriteContext, system_metadata
 from sandbox.stores.audit import verify_chain
 
-Base = system_base("ehr")
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("ehr")
 
 
 class Patient(Base):

@@ -1,5 +1,9 @@
 """The declarative base of the web EHR store (kept apart so every model module can import it)."""
 
-from sandbox.stores.base import system_base
+from sqlalchemy.orm import DeclarativeBase
 
-Base = system_base("ehr")
+from sandbox.stores.base import system_metadata
+
+
+class Base(DeclarativeBase):
+    metadata = system_metadata("ehr")
