@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 from episodes.episode import Episode
 from episodes.hub.app import create_hub
+from episodes.run_files import prepare_run_dir, reset_files_and_stores
 from tests.episodes.conftest import DEMO_DIR
 
 
@@ -18,7 +19,7 @@ class QuietEpisode(Episode):
     """An episode whose processes are pretended: the hub's logic is what is tested."""
 
     async def start(self):
-        self._prepare_run_dir()
+        prepare_run_dir(self.spec, self.variant, self.run_dir, self.episode_id)
         self.session = types.SimpleNamespace(
             agent_url="ws://127.0.0.1:40001/agent", token=self.token,
             url=f"http://127.0.0.1:40001/?token={self.token}")
@@ -28,7 +29,7 @@ class QuietEpisode(Episode):
 
     async def reset(self):
         self.check_running(allow_finished=True)
-        self._reset_files_and_stores()
+        reset_files_and_stores(self.spec, self.variant, self.run_dir)
         self.last_reset_s = 0.01
         self._set_status("running")
         return 0.01
