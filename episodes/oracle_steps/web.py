@@ -95,6 +95,16 @@ def open_chart(o, ehr, mrn):
     page(o, ehr.get_by_role("region", name="Selected patient").filter(has_text=mrn))
 
 
+def open_encounter_form(o, ehr, group, form):
+    """Today's encounter of the open chart, then ``form`` from the ``group`` menu of its
+    'Encounter forms' toolbar (Clinical, Orders ...)."""
+    tap(o, ehr.get_by_role("link", name="Today's Encounter"))
+    toolbar = ehr.get_by_role("toolbar", name="Encounter forms")
+    page(o, toolbar)
+    tap(o, toolbar.get_by_text(group, exact=True))
+    tap(o, toolbar.get_by_role("link", name=form, exact=True))
+
+
 def field(screen, label):
     """The form field whose label is ``label`` (a required field's label ends with '*')."""
     return screen.get_by_label(re.compile(rf"^{re.escape(label)}( \*)?$"))
