@@ -199,6 +199,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
 class TaskbarState:
     active_class: str | None
     buttons: dict[str, tuple[int, int, int, int]]  # WM_CLASS -> taskbar button box
+    active_title: str | None = None  # e.g. "Open File" while the file chooser is up
 
 
 def taskbar_state(display_name: str) -> TaskbarState:
@@ -212,13 +213,19 @@ def taskbar_state(display_name: str) -> TaskbarState:
         root = conn.screen().root
         active = root.get_full_property(conn.intern_atom("_NET_ACTIVE_WINDOW"),
                                         X.AnyPropertyType)
-        active_class = None
+        active_class = active_title = None
         if active is not None and len(active.value) and active.value[0]:
             win = conn.create_resource_object("window", active.value[0])
             try:
                 cls = win.get_wm_class()
                 active_class = cls[1] if cls else None
-            except Exception:  # noqa: BLE001
+                name = win.get_full_property(conn.intern_atom("_NET_WM_NAME"),
+                                             conn.intern_atom("UTF8_STRING"))
+                if name is not None:
+                    raw = name.value
+                    active_title = raw.decode("utf-8", "replace") if isinstance(
+                        raw, bytes) else str(raw)
+            except Exception:  # noqa: BLE001 - the window went away meanwhile
                 active_class = None
         buttons: dict[str, tuple[int, int, int, int]] = {}
         prop = root.get_full_property(conn.intern_atom(BUTTONS_PROPERTY),
@@ -232,7 +239,7 @@ def taskbar_state(display_name: str) -> TaskbarState:
                 continue
             if cls:
                 buttons.setdefault(cls[1], tuple(entry["box"]))
-        return TaskbarState(active_class, buttons)
+        return TaskbarState(active_class, buttons, active_title)
     finally:
         conn.close()
 

@@ -1,4 +1,5 @@
-"""reset() restores a run exactly: the stores from seed/, the files, the clock (no GUI)."""
+"""reset() restores a run exactly: the stores from seed/, the files, the clock (no GUI)
+(``episodes.run_files``, which the episode calls)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from pathlib import Path
 
 from episodes.episode import Episode
+from episodes.run_files import prepare_run_dir, reset_files_and_stores
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
 from sandbox.fingerprint import fingerprint
@@ -15,7 +17,7 @@ from sandbox.stores import WriteContext, model_for, open_store
 def test_reset_restores_the_fingerprint_exactly(tmp_path: Path):
     spec = load_catalog().get("ord-01")  # the web EHR's store
     episode = Episode(spec, run_dir=tmp_path / "run", episode_id="ep-reset-test")
-    episode._prepare_run_dir()
+    prepare_run_dir(episode.spec, episode.variant, episode.run_dir, episode.episode_id)
     run = episode.run_dir
     seeded, _ = fingerprint(run)
     assert json.loads((run / "run.json").read_text())["episode_id"] == "ep-reset-test"
@@ -37,7 +39,7 @@ def test_reset_restores_the_fingerprint_exactly(tmp_path: Path):
     changed, _ = fingerprint(run)
     assert changed != seeded
 
-    episode._reset_files_and_stores()
+    reset_files_and_stores(spec, episode.variant, run)
     assert fingerprint(run)[0] == seeded
     assert list((run / "output").iterdir()) == []
     assert list((run / "downloads").iterdir()) == []
@@ -47,7 +49,7 @@ def test_reset_restores_the_fingerprint_exactly(tmp_path: Path):
 
 def test_archive_moves_a_graded_attempt_aside(tmp_path: Path, demo_catalog):
     episode = Episode(demo_catalog.get("demo-01"), run_dir=tmp_path / "run")
-    episode._prepare_run_dir()
+    prepare_run_dir(episode.spec, episode.variant, episode.run_dir, episode.episode_id)
     run = episode.run_dir
     (run / "report.json").write_text("{}")
     (run / "trace" / "trace.jsonl").write_text("{}\n")
