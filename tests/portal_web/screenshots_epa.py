@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 
 from sandbox.seeding import seed_task
-from tests.portal_web.epa_browser import ORIGIN, chromium_epa, login_epa, serve_epa
-from tests.portal_web.epa_support import JOY, PA20
+from tests.portal_web.epa.browser import ORIGIN, chromium_epa, login_epa, serve_epa
+from tests.portal_web.epa.support import JOY, PA20
 from tests.portal_web.screenshots import REPO, shoot
 
 

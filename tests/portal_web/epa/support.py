@@ -1,10 +1,12 @@
 """Test support for the ePA portal: a logged-in client on a seeded pa-20 run, form helpers,
-store reads and grading with pa-20's verify.py."""
+store reads and grading with pa-20's verify.py (fixtures in this package's conftest)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
@@ -15,7 +17,9 @@ from starlette.testclient import TestClient
 from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
+from sandbox.seeding import seed_task
 from tests.portal_web.support import form_tokens_for, tokens
+from verifier import Report, grade
 
 HOST = "http://epa.covermymeds.test"
 USER, PASSWORD = "dwhitfield", "CoverRx#2026"
@@ -30,8 +34,9 @@ GOLD_ANSWERS = {  # pa-20's gold path as typed into the portal (dates as the pag
 }
 
 
-def feedback(html: str) -> list[str]:
-    return [m.strip() for m in FEEDBACK.findall(html) if m.strip()]
+def feedback(page: str) -> list[str]:
+    """The inline messages of a page, as the user reads them."""
+    return [html.unescape(m.strip()) for m in FEEDBACK.findall(page) if m.strip()]
 
 
 @dataclass
@@ -119,6 +124,17 @@ class Epa:
                  "after": json.loads(after) if after else None}
                 for c, e, a, act, t, after in rows]
 
+    def grade(self) -> Report:
+        """pa-20's verify.py over the run as the portal left it (stores closed first)."""
+        for site in self.client.app.sites.values():  # type: ignore[attr-defined]
+            site.state.epa.stores.dispose()
+        report = grade(PA20, self.run_dir, judge="rubric")
+        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
+        return report
+
+    def fractions(self) -> list[float | None]:
+        return [c.fraction for c in self.grade().checks]
+
     def advance_clock(self, **delta: float) -> None:
         """Move the episode's sandbox clock forward (as the episode runner does)."""
         path = self.run_dir / "clock.json"
@@ -143,3 +159,19 @@ def make_epa(run_dir: Path) -> Epa:
 
 
 PA20 = load_catalog().get("pa-20")
+EPISODE = "ep-epa-test"
+
+
+class Pa20Runs:
+    """pa-20 seeded once (with this module's episode id); a fresh copy for each test."""
+
+    def __init__(self, root: Path):
+        self.template = seed_task(PA20, None, root / "seeded", episode_id=EPISODE)
+        self.root = root
+        self.count = 0
+
+    def run(self) -> Path:
+        self.count += 1
+        copy = self.root / f"run{self.count}"
+        shutil.copytree(self.template, copy)
+        return copy

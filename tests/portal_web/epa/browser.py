@@ -13,7 +13,7 @@ import uvicorn
 
 from portal_web import create_app
 from tests.portal_web.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, free_port
-from tests.portal_web.epa_support import PASSWORD, USER
+from tests.portal_web.epa.support import PASSWORD, USER
 
 ORIGIN = "http://epa.covermymeds.test"
 
