@@ -30,7 +30,7 @@ from sandbox.stores.epa import (
 
 MAX_TEXT = 1000
 EARLIEST_DATE = dt.date(1900, 1, 1)
-# Plausible ranges by unit, so a typo (84 for an A1c of 8.4) is caught as it is entered.
+# Plausible ranges by unit, so an impossible value (a BMI of 342) is caught as it is entered.
 UNIT_RANGES: dict[str, tuple[float, float]] = {
     "%": (0, 100),
     "kg/m2": (5, 150),

@@ -237,8 +237,12 @@ async def autosave(request: Request) -> Response:
     qset = view.current_set
     assert qset is not None
     answers = view.answers_of(qset)
+    hidden = hidden_entries(qset, view)
+    # One token for the panel's Clear buttons (each reloads the page, so one is used): a
+    # token per button per save would crowd the page's other forms out of the session.
+    token = session_of(request).issue_form_token() if hidden else ""
     hidden_html = site.templates.env.get_template("_hidden.html").render(
-        request=request, view=view, hidden=hidden_entries(qset, view), editable=view.editable)
+        request=request, view=view, hidden=hidden, editable=view.editable, form_token=token)
     return JSONResponse({
         "ok": True, "question": question_key, "changed": bool(outcome.changes),
         "shown": qset.shown(answers), "numbers": qset.numbers(answers),
