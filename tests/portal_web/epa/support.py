@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
+from sandbox.extract import extract_run
 from sandbox.seeding import seed_task
 from tests.portal_web.support import form_tokens_for, tokens
 from verifier import Report, grade
@@ -45,6 +46,7 @@ class Epa:
 
     client: TestClient
     run_dir: Path
+    extracts: int = 0
 
     def login(self, username: str = USER, password: str = PASSWORD) -> None:
         page = self.client.get("/login")
@@ -125,10 +127,12 @@ class Epa:
                 for c, e, a, act, t, after in rows]
 
     def grade(self) -> Report:
-        """pa-20's verify.py over the run as the portal left it (stores closed first)."""
-        for site in self.client.app.sites.values():  # type: ignore[attr-defined]
-            site.state.epa.stores.dispose()
-        report = grade(PA20, self.run_dir, judge="rubric")
+        """pa-20's verify.py over an extract of the run, taken while the portal is live (as
+        an episode ends)."""
+        self.extracts += 1
+        extract = extract_run(self.run_dir, self.run_dir.with_name(
+            f"{self.run_dir.name}-extract{self.extracts}"))
+        report = grade(PA20, extract, judge="rubric")
         assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
         return report
 
