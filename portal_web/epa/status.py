@@ -23,7 +23,7 @@ GROUP_OF = {
     "approved": "determination", "denied": "determination", "cancelled": "determination",
 }
 DETAIL = {
-    "new": "Ready to start: send to the plan for its questions",
+    "new": "Ready to start: send to the plan",
     "questions_received": "Plan questions received",
     "in_progress": "Answering plan questions",
     "sent_to_plan": "Waiting for the plan",

@@ -42,7 +42,7 @@ from portal_web.epa.site import LOGIN_PATH, EpaSite, site_of
 
 guard = login_required(LOGIN_PATH)
 LOCKED = {
-    "new": "Send this request to the plan first: the plan answers with its questions.",
+    "new": "Send this request to the plan first: the plan replies with its questions.",
     "sent_to_plan": "This request was sent to the plan, so its answers can no longer be "
                     "changed. Wait for the plan's reply on the dashboard.",
     "pended": "The plan is reviewing this request; its answers can no longer be changed.",
