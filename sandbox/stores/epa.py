@@ -7,6 +7,13 @@ to the plan. :func:`question_enabled` is the one definition of "this question is
 that the portal and the verifier both use: an answer to a question that is not enabled
 under the final answers contradicts them.
 
+The plan's side is data: ``epa_plan_responses`` scripts what the plan replies to each send
+of a request (a determination, or a further question set) and how long after the send it
+arrives. :func:`plan_state` reads those rows against the sandbox clock; nothing is written
+when a reply "arrives", so the stored request keeps what the office did (status
+``sent_to_plan``) and a reply shows up on the dashboard once its time has come, also after
+the clock is advanced.
+
 Conventions as in :mod:`sandbox.stores.acme`: naive sandbox-local times, status tokens in
 ``REQUEST_STATUSES``, multi-choice answers as sorted option values joined by ``|``,
 booleans answered ``yes``/``no``.
@@ -16,7 +23,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import (
     Boolean,
@@ -47,6 +55,8 @@ STATUS_LABELS = {
     "pended": "Pended", "cancelled": "Cancelled",
 }
 OPERATORS = ("exists", "=", "!=", ">", "<", ">=", "<=")
+# What a plan replies to a send (``epa_plan_responses.outcome``).
+PLAN_OUTCOMES = ("approved", "denied", "pended", "questions")
 
 
 class EpaUser(Base):
@@ -156,6 +166,29 @@ class EpaRequest(Base):
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
     decision_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
     decision_note: Mapped[str] = mapped_column(Text, default="")
+    # sends and the prescriber attestation that goes with each (added for the portal)
+    send_count: Mapped[int] = mapped_column(Integer, default=0)  # "Send to Plan" so far
+    attested_by: Mapped[str] = mapped_column(String(120), default="")
+    attested_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
+
+
+class EpaPlanResponse(Base):
+    """What the plan replies to the ``send_number``-th send of a request, and when.
+
+    The reply arrives ``delay_minutes`` after that send (``epa_requests.sent_at``). A
+    ``questions`` reply carries the next question set; the others are determinations.
+    """
+
+    __tablename__ = "epa_plan_responses"
+    __table_args__ = (UniqueConstraint("request_id", "send_number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("epa_requests.id"))
+    send_number: Mapped[int] = mapped_column(Integer, default=1)
+    delay_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    outcome: Mapped[str] = mapped_column(String(12))  # PLAN_OUTCOMES
+    question_set_id: Mapped[int | None] = mapped_column(
+        ForeignKey("epa_question_sets.id"), default=None)
+    note: Mapped[str] = mapped_column(Text, default="")  # the determination's wording
 
 
 class EpaAnswer(Base):
@@ -240,3 +273,61 @@ def enabled_keys(questions: list[tuple[str, str, list[tuple[str, str, str]]]],
             if key in answers:
                 visible[key] = answers[key]
     return shown
+
+
+# -- the plan's replies ------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlanState:
+    """A request as the portal shows it at one sandbox instant.
+
+    ``status`` is the stored status, or the outcome of a plan reply that has arrived
+    (``questions_received`` for a further question set). ``question_set_ids`` are the sets
+    the plan has sent so far, oldest first; the last one is the one being answered.
+    """
+
+    status: str
+    question_set_ids: tuple[int, ...]
+    reply: EpaPlanResponse | None = None
+    replied_at: datetime | None = None
+
+    @property
+    def current_set_id(self) -> int | None:
+        return self.question_set_ids[-1] if self.question_set_ids else None
+
+
+def reply_time(request: EpaRequest, reply: EpaPlanResponse) -> datetime | None:
+    """When a reply to the request's latest send arrives (None if never sent)."""
+    if request.sent_at is None:
+        return None
+    return request.sent_at + timedelta(minutes=reply.delay_minutes)
+
+
+def plan_state(request: EpaRequest, replies: list[EpaPlanResponse],
+               now: datetime) -> PlanState:
+    """The request's status and question sets at ``now`` (naive sandbox-local time).
+
+    Replies to earlier sends have arrived by definition (the office answered and sent
+    again); the reply to the latest send arrives when its delay has passed, and only while
+    the stored status is still ``sent_to_plan``.
+    """
+    sent = request.send_count or 0
+    by_send = {r.send_number: r for r in replies}
+    sets = [request.question_set_id] if request.question_set_id is not None else []
+    for number in range(1, sent):
+        earlier = by_send.get(number)
+        if earlier is not None and earlier.outcome == "questions" and earlier.question_set_id:
+            sets.append(earlier.question_set_id)
+    latest = by_send.get(sent)
+    if request.status != "sent_to_plan":
+        if (latest is not None and latest.outcome == "questions" and latest.question_set_id
+                and request.status in ("questions_received", "in_progress")):
+            sets.append(latest.question_set_id)  # the office is answering it
+        return PlanState(request.status, tuple(sets))
+    if latest is not None:
+        arrives = reply_time(request, latest)
+        if arrives is not None and arrives <= now:
+            if latest.outcome == "questions" and latest.question_set_id:
+                return PlanState("questions_received", (*sets, latest.question_set_id),
+                                 latest, arrives)
+            return PlanState(latest.outcome, tuple(sets), latest, arrives)
+    return PlanState("sent_to_plan", tuple(sets))

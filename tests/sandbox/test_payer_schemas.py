@@ -242,7 +242,8 @@ SEMAGLUTIDE_GOLD = {
 
 def _semaglutide_items(store: Store):
     with store.reader() as session:
-        questions = session.scalars(select(epa.EpaQuestion).order_by(epa.EpaQuestion.position))
+        questions = session.scalars(select(epa.EpaQuestion).where(
+            epa.EpaQuestion.question_set_id == 1).order_by(epa.EpaQuestion.position))
         conditions = list(session.scalars(select(epa.EpaEnableWhen)))
         return [(q.question_key, q.enable_behavior,
                  [(c.depends_on_key, c.operator, c.answer_value)

@@ -1,0 +1,1 @@
+"""The ePA portal's views, one module per page family; each exposes ``routes``."""

@@ -1,0 +1,1 @@
+"""Tests of the ePA portal (portal_web/epa)."""

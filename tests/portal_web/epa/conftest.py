@@ -1,0 +1,28 @@
+"""Fixtures of the ePA portal tests: pa-20 seeded once, a logged-in client per test."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tests.portal_web.epa.support import Epa, Pa20Runs, make_epa
+
+
+@pytest.fixture(scope="session")
+def pa20_runs(tmp_path_factory: pytest.TempPathFactory) -> Pa20Runs:
+    return Pa20Runs(tmp_path_factory.mktemp("epa-pa20"))
+
+
+@pytest.fixture
+def epa_for(pa20_runs: Pa20Runs):
+    """``epa_for()``: a logged-in client on a fresh copy of the seeded pa-20 run."""
+    logging.getLogger("portal_web").setLevel(logging.CRITICAL)
+
+    def make(login: bool = True) -> Epa:
+        epa = make_epa(pa20_runs.run())
+        if login:
+            epa.login()
+        return epa
+
+    return make
