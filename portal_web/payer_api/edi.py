@@ -115,6 +115,7 @@ class Interchange:
     isa: Segment
     groups: list[FunctionalGroup] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # TA1 note codes
+    acknowledgements: list[Segment] = field(default_factory=list)  # TA1s it carries
     blobs: list[bytes] = field(default_factory=list)
     element_separator: str = "*"
     component_separator: str = ":"
@@ -250,8 +251,11 @@ def read_interchange(body: bytes) -> Interchange:
                                                                "functional group."))
                 else:
                     group.transactions.append(transaction)
+            elif seg_id == "TA1" and group is None and transaction is None:
+                interchange.acknowledgements.append(seg)
             elif seg_id in ("GE", "IEA"):
                 transaction = None
+                group = None
             elif transaction is not None:
                 transaction.segments.append(seg)
                 if seg_id == "SE":
@@ -270,7 +274,7 @@ def read_interchange(body: bytes) -> Interchange:
     if interchange is None:
         raise InterchangeUnreadable("022", "No ISA segment could be read.", isa_text)
     _file_errors(reader.pop_errors(), interchange, group, transaction, position)
-    if not interchange.groups and not interchange.problems:
+    if not interchange.groups and not interchange.problems and not interchange.acknowledgements:
         interchange.problems.append(Problem("024", "The interchange holds no functional group "
                                                    "(GS ... GE)."))
     return interchange

@@ -36,7 +36,7 @@ from portal_web.payer_api.outbound import (
     ta1,
 )
 from portal_web.payer_api.responses import Decision, RequestView, decision_of, review_response
-from portal_web.payer_api.rules import SegmentError, check_transaction
+from portal_web.payer_api.rules import Issue, SegmentError, check_transaction
 from sandbox.stores.acme import ApiClient, PaCase, X12Transaction
 
 log = logging.getLogger("portal_web.payer_api")
@@ -177,7 +177,7 @@ class Exchange:
         summaries: list[str] = []
         requests: list[_Received] = []
         documents: list[_Received] = []
-        ack_sets: list[tuple[OutboundSet, str, list[str]]] = []
+        checked: list[tuple[FunctionalGroup, list[Problem], list[SetVerdict]]] = []
         for group in self.ic.groups:
             problems = group_problems(group)
             verdicts = []
@@ -193,12 +193,7 @@ class Exchange:
                         verdict.errors.extend(errors)
                 verdicts.append(verdict)
                 (documents if ts.ident == "275" else requests).append(received)
-            ack = ack_999(group, verdicts, problems)
-            notes = [p.message for p in problems] + [
-                p.message for v in verdicts for p in v.envelope] + [
-                e.describe() for v in verdicts for e in v.errors]
-            ack_sets.append((ack, group.control, notes))
-            summaries.extend(notes[:5])
+            checked.append((group, problems, verdicts))
         by_control = {r.document.control_number: r for r in documents
                       if r.verdict.accepted and r.document is not None}
         used: set[str] = set()
@@ -219,15 +214,23 @@ class Exchange:
             responses.append(response)
             response_cases.append(case_id)
             summaries.append(message)
+        named = {c for r in requests if r.verdict.accepted
+                 for c in self._pwk_controls(RequestView(r.ts))}
         for received in documents:
             document = received.document
             status, error, case_id = "rejected", "", None
             if received.verdict.accepted and document is not None:
                 if document.control_number in used:
                     status, case_id = "accepted", case_of_document.get(document.control_number)
+                elif document.control_number in named:
+                    error = (f"275 {document.control_number} was not kept: the 278 request "
+                             "naming it was refused (see its AAA); send it again with the "
+                             "corrected request.")
                 else:
                     case_id, error = self.attach_later(document)
                     status = "accepted" if case_id else "rejected"
+                if error:
+                    received.verdict.errors.append(unlinked(received.ts, error))
             else:
                 error = "; ".join([p.message for p in received.verdict.envelope]
                                   + [e.describe() for e in received.verdict.errors])
@@ -235,6 +238,13 @@ class Exchange:
                      case_id=case_id, status=status, error=error)
             if error:
                 summaries.append(error)
+        ack_sets: list[tuple[OutboundSet, str, list[str]]] = []
+        for group, problems, verdicts in checked:
+            notes = [p.message for p in problems] + [
+                p.message for v in verdicts for p in v.envelope] + [
+                e.describe() for v in verdicts for e in v.errors]
+            ack_sets.append((ack_999(group, verdicts, problems), group.control, notes))
+            summaries[:0] = notes[:5]
         out_groups.extend(OutboundGroup("FA", ACK_VERSION, [ack]) for ack, _, _ in ack_sets)
         by_version: dict[str, OutboundGroup] = {}
         for response in responses:
@@ -450,6 +460,13 @@ class Exchange:
                 return case.id, ""
         return None, (f"275 {document.control_number}: no 278 request of this client names "
                       "this attachment control number in a PWK segment.")
+
+
+def unlinked(ts: TransactionSet, message: str) -> SegmentError:
+    """A 999 finding on a 275's TRN whose control number no request takes."""
+    trn = next((s for s in ts.segments if s.seg_id == "TRN"), ts.segments[0])
+    return SegmentError("TRN", trn.position, "1000", "8", "Attachment control number not "
+                        "accepted.", [Issue("2", 127, "7", trn.value(2)[:50], message)])
 
 
 def pwk_controls(raw: str) -> set[str]:

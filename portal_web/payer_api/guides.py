@@ -374,7 +374,9 @@ def review_guide(version: str, response: bool) -> Guide:
             Level("21", requester(response), frozenset({"20"})),
             Level("22", subscriber, frozenset({"21"})),
             Level("23", dependent, frozenset({"22"}), required=False),
-            Level("EV", patient_event(response, inquiry), frozenset({"22", "23"})),
+            # a response stops at the subscriber when the request was refused there (AAA)
+            Level("EV", patient_event(response, inquiry), frozenset({"22", "23"}),
+                  required=not response),
             Level("SS", service(response, inquiry), frozenset({"EV"}), required=False),
         ),
         trailer=SE)
