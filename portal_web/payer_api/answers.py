@@ -29,8 +29,13 @@ class AnswerProblem(ValueError):
     """The answers cannot be accepted; the message says which item and why."""
 
 
+def questionnaire_id(q: PaQuestionnaire) -> str:
+    """The FHIR id of a questionnaire (ids allow no underscore: ``lumbar-mri``)."""
+    return q.questionnaire_key.replace("_", "-")
+
+
 def questionnaire_url(q: PaQuestionnaire) -> str:
-    return QUESTIONNAIRE_BASE + q.questionnaire_key
+    return QUESTIONNAIRE_BASE + questionnaire_id(q)
 
 
 def options(question: PaQuestion) -> dict[str, str]:
@@ -56,7 +61,8 @@ def read_answers(qr: dict[str, Any], questionnaire: PaQuestionnaire,
         raise AnswerProblem(f"The QuestionnaireResponse is not valid FHIR R4 ({detail[:200]})."
                             ) from exc
     canonical = str(qr.get("questionnaire") or "").split("|")[0]
-    if canonical.rstrip("/").rsplit("/", 1)[-1] != questionnaire.questionnaire_key:
+    if canonical.rstrip("/").rsplit("/", 1)[-1].replace("-", "_") != \
+            questionnaire.questionnaire_key:
         raise AnswerProblem(
             f"QuestionnaireResponse.questionnaire is '{canonical[:80]}'; this service needs "
             f"{questionnaire_url(questionnaire)} ({questionnaire.title}).")

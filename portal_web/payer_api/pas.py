@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from portal_web.payer_api import cases
-from portal_web.payer_api.answers import questionnaire_url
+from portal_web.payer_api.answers import questionnaire_id, questionnaire_url
 from portal_web.payer_api.cases import IncomingDocument, Rejection, ReviewRequest
 from portal_web.payer_api.exchange import next_control
 from portal_web.payer_api.responses import decision_of
@@ -130,7 +130,7 @@ def questionnaire_resource(q: PaQuestionnaire, questions: list[PaQuestion]) -> d
             source = by_key.get(question.enable_question_key)
             item["enableWhen"] = [_enable_when(question, source)]
         items.append(item)
-    return {"resourceType": "Questionnaire", "id": q.questionnaire_key,
+    return {"resourceType": "Questionnaire", "id": questionnaire_id(q),
             "url": questionnaire_url(q), "version": q.version, "name": q.questionnaire_key,
             "title": q.title, "status": "active", "publisher": "Acme Health",
             "code": [{"system": CPT_SYSTEM if c[:1].isdigit() else HCPCS_SYSTEM, "code": c}
@@ -166,7 +166,7 @@ async def questionnaire_read(request: Request) -> Response:
     client = authenticate(request, "278")
     if isinstance(client, Response):
         return outcome(client.status_code, "security", client.body.decode().strip())
-    key = request.path_params["key"][:60]
+    key = request.path_params["key"][:60].replace("-", "_")
     with api_of(request).stores.reader("acme") as db:
         q = db.scalar(select(PaQuestionnaire).where(PaQuestionnaire.questionnaire_key == key))
         if q is None:

@@ -158,7 +158,7 @@ def questionnaire_document(answers: dict[str, object], control: str = "RFM-QR-00
                 answer.append({"valueString": v})
         items.append({"linkId": link_id, "answer": answer})
     qr = {"resourceType": "QuestionnaireResponse", "status": "completed",
-          "questionnaire": f"http://api.acmehealth.test/fhir/Questionnaire/{key}",
+          "questionnaire": f"http://api.acmehealth.test/fhir/Questionnaire/" + key.replace("_", "-"),
           "item": items}
     return Document(control, "OZ", "questionnaire-response.json", "application/fhir+json",
                     json.dumps(qr, indent=1).encode(), "QUESTIONNAIRE RESPONSE LUMBAR MRI")
@@ -172,8 +172,8 @@ GOLD_ANSWERS: dict[str, object] = {
     "pt_weeks": 6,
     "nsaid_trial": True,
     "nsaid_name": "naproxen 500 mg twice daily",
-    "red_flags": [{"system": "http://api.acmehealth.test/fhir/Questionnaire/lumbar_mri/red_flags",
+    "red_flags": [{"system": "http://api.acmehealth.test/fhir/Questionnaire/lumbar-mri/red_flags",
                    "code": "none"}],
-    "prior_imaging": {"system": "http://api.acmehealth.test/fhir/Questionnaire/lumbar_mri/"
+    "prior_imaging": {"system": "http://api.acmehealth.test/fhir/Questionnaire/lumbar-mri/"
                                 "prior_imaging", "code": "xray"},
 }

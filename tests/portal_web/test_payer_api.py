@@ -274,3 +274,45 @@ def test_without_a_questionnaire_response_the_request_is_refused(payer):
     reply = payer.post(request_with_attachments(request)).text
     assert find(reply, "AAA*") == ["AAA*N**AO*C"]
     assert "Advanced imaging of the lumbar spine" in find(reply, "MSG*")[0]
+
+
+# -- channels: API rows count only for the API task, browser rows only for the GUI task ------------
+API_CLIENT_ROW = """
+api_clients:
+  - {id: 1000, client_id: riverside-278-client, secret_sha256: a81f9214571320fe5e12891f26d525fc1b098ce63c1d873c652c11355892776e, name: Riverside EHR integration, organization_npi: "1497758544", organization_tin: "36-4829175", scopes: "278 275 status"}
+"""
+
+
+def test_the_same_request_written_through_the_browser_channel_earns_nothing_on_pa18(payer):
+    from portal_web.common.episode import EpisodeStores
+    from portal_web.payer_api.edi import read_interchange
+    from portal_web.payer_api.exchange import Exchange
+    from portal_web.settings import PortalSettings
+    from sandbox.stores.acme import ApiClient
+
+    body = request_with_attachments(gold_request(payer))
+    stores = EpisodeStores(PortalSettings(run_dir=payer.run_dir, episode_id="ep-payer-api"))
+    portal_user = Principal("riverside.pa", 1, "Dana Whitfield", "browser")
+    with stores.writer("acme", portal_user) as db:
+        client = db.get(ApiClient, 1000)
+        outcome = Exchange(db, client, read_interchange(body), body, stores.now()).run()
+    reference = reference_of(outcome.body)
+    assert payer.query("acme", "select distinct channel from audit_log where channel != "
+                               "'seed'") == [("browser",)]
+    assert [c[1] for c in payer.cases()] == [reference]
+    payer.write_output("ref.txt", reference + "\n")
+    report = payer.grade()
+    assert scores(report) == {"codes": 0.0, "answers": 0.0, "attachments": 0.0,
+                              "reference": 0.0}
+    assert report.channel["exclusions"], report.channel
+
+
+def test_pa01_solved_through_the_api_earns_nothing_on_its_gui_parts(seeds):
+    run = payer_run(seeds, "pa-01", extra_acme=API_CLIENT_ROW)
+    documents = run.gold_documents(GOLD_ANSWERS)
+    reply = run.post(request_with_attachments(Request278(documents=documents))).text
+    assert find(reply, "HCR*") == ["HCR*A4", "HCR*A4"]
+    report = run.grade()
+    assert scores(report) == {"correct codes": 0.0, "questionnaire answers": 0.0,
+                              "attachments": 0.0, "reference recorded in EHR": 0.0}
+    assert report.score == 0.0
