@@ -158,7 +158,7 @@ def questionnaire_document(answers: dict[str, object], control: str = "RFM-QR-00
                 answer.append({"valueString": v})
         items.append({"linkId": link_id, "answer": answer})
     qr = {"resourceType": "QuestionnaireResponse", "status": "completed",
-          "questionnaire": f"http://api.acmehealth.test/fhir/Questionnaire/" + key.replace("_", "-"),
+          "questionnaire": "http://api.acmehealth.test/fhir/Questionnaire/" + key.replace("_", "-"),
           "item": items}
     return Document(control, "OZ", "questionnaire-response.json", "application/fhir+json",
                     json.dumps(qr, indent=1).encode(), "QUESTIONNAIRE RESPONSE LUMBAR MRI")
