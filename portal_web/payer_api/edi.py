@@ -222,9 +222,25 @@ def read_interchange(body: bytes) -> Interchange:
     group: FunctionalGroup | None = None
     transaction: TransactionSet | None = None
     position = 0
+    segments = iter(reader)
+    last = "ISA"
     try:
-        for raw in reader:
+        while True:
+            try:
+                raw = next(segments)
+            except StopIteration:
+                break
+            except (IndexError, KeyError, TypeError, ValueError) as exc:
+                # pyx12's envelope bookkeeping gives up on trailers without headers
+                if interchange is None:
+                    raise InterchangeUnreadable("022", "No ISA segment could be read.",
+                                                isa_text) from exc
+                interchange.problems.append(Problem(
+                    "024", f"The envelope is broken after {last}: every GE, SE and IEA needs "
+                           "its GS, ST and ISA, in order (ISA GS ST ... SE GE IEA)."))
+                break
             seg_id = raw.get_seg_id() or ""
+            last = seg_id[:3] or last
             if seg_id == "ST":
                 position = 0
             position += 1
