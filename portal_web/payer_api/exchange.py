@@ -214,8 +214,8 @@ class Exchange:
             responses.append(response)
             response_cases.append(case_id)
             summaries.append(message)
-        named = {c for r in requests if r.verdict.accepted
-                 for c in self._pwk_controls(RequestView(r.ts))}
+        # a 275 named by a request of this interchange belongs to that request only
+        named = {c for r in requests for c in self._pwk_controls(RequestView(r.ts))}
         for received in documents:
             document = received.document
             status, error, case_id = "rejected", "", None
@@ -224,8 +224,8 @@ class Exchange:
                     status, case_id = "accepted", case_of_document.get(document.control_number)
                 elif document.control_number in named:
                     error = (f"275 {document.control_number} was not kept: the 278 request "
-                             "naming it was refused (see its AAA); send it again with the "
-                             "corrected request.")
+                             "naming it was refused (see its 999 or AAA); send it again with "
+                             "the corrected request.")
                 else:
                     case_id, error = self.attach_later(document)
                     status = "accepted" if case_id else "rejected"

@@ -25,14 +25,21 @@ def seg(*elements: str) -> str:
 
 
 def mime_entity(filename: str, content_type: str, content: bytes, description: str = "") -> str:
-    """A single-part MIME entity: headers, blank line, base64 body (76-column lines)."""
-    encoded = base64.encodebytes(content).decode("ascii")
-    lines = [f"Content-Type: {content_type}",
-             "Content-Transfer-Encoding: base64",
-             f'Content-Disposition: attachment; filename="{filename}"']
+    """A single-part MIME entity: headers, a blank line, the body.
+
+    Documents are base64 (76-column lines); a FHIR JSON body (the QuestionnaireResponse)
+    travels as it is, readable. Lines end in LF so the example survives copy and paste.
+    """
+    readable = content_type == "application/fhir+json"
+    lines = [f"Content-Type: {content_type}"]
+    if not readable:
+        lines.append("Content-Transfer-Encoding: base64")
+    lines.append(f'Content-Disposition: attachment; filename="{filename}"')
     if description:
         lines.append(f"Content-Description: {description}")
-    return "\r\n".join(lines) + "\r\n\r\n" + encoded
+    body = content.decode("utf-8") if readable else \
+        base64.encodebytes(content).decode("ascii")
+    return "\n".join(lines) + "\n\n" + body
 
 
 @dataclass
@@ -161,7 +168,7 @@ def questionnaire_document(answers: dict[str, object], control: str = "RFM-QR-00
           "questionnaire": "http://api.acmehealth.test/fhir/Questionnaire/" + key.replace("_", "-"),
           "item": items}
     return Document(control, "OZ", "questionnaire-response.json", "application/fhir+json",
-                    json.dumps(qr, indent=1).encode(), "QUESTIONNAIRE RESPONSE LUMBAR MRI")
+                    json.dumps(qr, indent=1).encode() + b"\n", "QUESTIONNAIRE RESPONSE LUMBAR MRI")
 
 
 GOLD_ANSWERS: dict[str, object] = {

@@ -316,3 +316,16 @@ def test_pa01_solved_through_the_api_earns_nothing_on_its_gui_parts(seeds):
     assert scores(report) == {"correct codes": 0.0, "questionnaire answers": 0.0,
                               "attachments": 0.0, "reference recorded in EHR": 0.0}
     assert report.score == 0.0
+
+
+def test_notes_of_a_rejected_request_are_not_filed_on_an_earlier_case(payer):
+    """The same control numbers resent with a broken 278 must not land on the first case."""
+    body = request_with_attachments(gold_request(payer))
+    payer.post(body)
+    attached = payer.query("acme", "select count(*) from attachments")
+    broken = _mutate(body, "NM1*IL*1*ALVAREZ*TOMAS****MI*ACM402918331~\n", "")
+    reply = payer.post(broken).text
+    assert_conforming_reply(reply)
+    assert find(reply, "IK3*TRN*") and find(reply, "AK9*R*3*3*0")
+    assert payer.query("acme", "select count(*) from attachments") == attached
+    assert len(payer.cases()) == 1
