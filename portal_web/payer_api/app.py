@@ -108,7 +108,8 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
 
 # -- routes -----------------------------------------------------------------------------------
 async def api_only(request: Request) -> Response:
-    return PlainTextResponse(API_ONLY)
+    """What a browser sees: the host's purpose, as plain text (404 off the root)."""
+    return PlainTextResponse(API_ONLY, status_code=200 if request.url.path == "/" else 404)
 
 
 async def x12_get(request: Request) -> Response:
