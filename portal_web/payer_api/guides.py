@@ -199,9 +199,9 @@ HCR = seg("HCR", "Health Care Services Review", "S", 1,
           s(1073, "Second Surgical Opinion Indicator", "ID", 1, 1, "N Y"))
 
 
-def um(level: str) -> Seg:
+def um(level: str, usage: str = "R") -> Seg:
     """UM of the patient event (2000E) or service (2000F) level."""
-    return seg("UM", "Health Care Services Review Information", "R", 1,
+    return seg("UM", "Health Care Services Review Information", usage, 1,
                r(1525, "Request Category Code", "ID", 1, 2, REQUEST_CATEGORY),
                r(1322, "Certification Type Code", "ID", 1, 1, CERTIFICATION_TYPE),
                (s(1365, "Service Type Code", "ID", 1, 2) if level == "E"
@@ -348,7 +348,8 @@ def service(response: bool, inquiry: bool) -> Loop:
     refs = "BB NT" if response or inquiry else "BB NT 9F NT"
     body: tuple[Seg | Loop, ...]
     if response:
-        body = (HL, TRN_RESPONSE, AAA, um("F"), HCR, ref("Service Reference", refs, 9),
+        # a UMO may answer a service line with its HCR alone (CMS esMD does)
+        body = (HL, TRN_RESPONSE, AAA, um("F", "S"), HCR, ref("Service Reference", refs, 9),
                 seg("DTP", "Service Date", "S", 2, *DTP.elements, checks=DTP.checks),
                 SV1, SV2, HSD, MSG)
     else:
