@@ -137,6 +137,9 @@ async def x12_submit(request: Request) -> Response:
             ic = read_interchange(body)
         except InterchangeUnreadable as exc:
             return _unreadable(db, client, body, exc, now)
+        if any(g.code == "PI" for g in ic.groups) and "275" not in client.scopes.split():
+            return PlainTextResponse("This client is not enabled for 275 attachments; ask Acme "
+                                     "Health to add the 275 scope.\n", status_code=403)
         outcome = Exchange(db, client, ic, body, now).run()
     headers = {"X-Acme-Result": _header_text(outcome.summary)} if outcome.summary else {}
     return Response(outcome.body, media_type="application/EDI-X12", headers=headers)

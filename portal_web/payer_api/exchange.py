@@ -413,6 +413,11 @@ class Exchange:
 
     def inquiry(self, view: RequestView) -> tuple[OutboundSet, int | None, str]:
         version = guides.X215
+        if "status" not in self.client.scopes.split():
+            rejection = Rejection("2000E", "41", "N", "This client is not enabled for status "
+                                  "inquiries (scope 'status').")
+            return (review_response(view, version, self.now, rejection=rejection), None,
+                    f"inquiry: {rejection.message}")
         subscriber = view.first("22", "NM1")
         refs = {r.value(1): r.value(2) for lv in ("EV", "SS") for r in view.all(lv, "REF")}
         case = None

@@ -329,3 +329,27 @@ def test_notes_of_a_rejected_request_are_not_filed_on_an_earlier_case(payer):
     assert find(reply, "IK3*TRN*") and find(reply, "AK9*R*3*3*0")
     assert payer.query("acme", "select count(*) from attachments") == attached
     assert len(payer.cases()) == 1
+
+
+def test_scopes_are_per_client(payer):
+    from portal_web.common.episode import EpisodeStores
+    from portal_web.settings import PortalSettings
+    from sandbox.stores.acme import ApiClient
+
+    stores = EpisodeStores(PortalSettings(run_dir=payer.run_dir, episode_id="ep-payer-api"))
+    with stores.writer("acme", Principal("acme.admin", 0, "Acme EDI desk", "seed")) as db:
+        db.get(ApiClient, 1000).scopes = "278"
+    with_notes = payer.post(request_with_attachments(gold_request(payer)))
+    assert with_notes.status_code == 403 and "275" in with_notes.text
+    inquiry = [seg("BHT", "0007", "13", "Q1", "20261019", "1000"),
+               seg("HL", "1", "", "20", "1"), seg("NM1", "X3", "2", "ACME HEALTH", "", "", "",
+                                                  "", "PI", "ACME1"),
+               seg("HL", "2", "1", "21", "1"), seg("NM1", "1P", "2", "RIVERSIDE", "", "", "", "",
+                                                   "XX", "1497758544"),
+               seg("HL", "3", "2", "22", "1"), seg("NM1", "IL", "1", "ALVAREZ", "TOMAS", "", "",
+                                                   "", "MI", "ACM402918331"),
+               seg("HL", "4", "3", "EV", "0"), seg("UM", "HS", "I"),
+               seg("REF", "NT", "PA26-100001")]
+    reply = payer.post(interchange([("HI", "005010X215", "278", [inquiry])], control=110)).text
+    assert_conforming_reply(reply)
+    assert find(reply, "AAA*") == ["AAA*N**41*N"]
