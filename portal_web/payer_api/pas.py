@@ -514,6 +514,12 @@ async def inquire(request: Request) -> Response:
     return FhirResponse(response_bundle(bundle, site.now(), response))
 
 
+async def not_served(request: Request) -> Response:
+    return outcome(404, "not-supported", f"{request.url.path[:80]} is not served here: this "
+                                         "payer offers Claim/$submit, Claim/$inquire and "
+                                         "Questionnaire (see /fhir/metadata).")
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/fhir/metadata", metadata, methods=["GET"]),
@@ -521,4 +527,5 @@ def routes() -> list[BaseRoute]:
         Route("/fhir/Claim/$inquire", inquire, methods=["POST"]),
         Route("/fhir/Questionnaire", questionnaire_search, methods=["GET"]),
         Route("/fhir/Questionnaire/{key}", questionnaire_read, methods=["GET"]),
+        Route("/fhir/{path:path}", not_served, methods=["GET", "POST", "PUT", "DELETE"]),
     ]

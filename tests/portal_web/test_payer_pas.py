@@ -115,3 +115,10 @@ def test_questionnaires_are_published_for_dtr_style_clients(payer):
     assert payer.client.get("/fhir/Questionnaire/lumbar-mri", auth=CLIENT).json() == questionnaire
     assert payer.client.get("/fhir/Questionnaire/lumbar-mri").status_code == 401
     assert payer.client.get("/fhir/metadata").json()["resourceType"] == "CapabilityStatement"
+
+
+def test_other_fhir_paths_get_an_operation_outcome(payer):
+    for method, path in (("GET", "/fhir/Patient"), ("POST", "/fhir/Claim")):
+        response = payer.client.request(method, path, auth=CLIENT)
+        assert response.status_code == 404
+        assert response.json()["resourceType"] == "OperationOutcome"
