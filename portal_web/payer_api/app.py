@@ -38,6 +38,8 @@ API_ONLY = ("Acme Health - X12 278 and Da Vinci PAS API (api.acmehealth.test)\n\
             "API only: this host has no web pages. Registered trading partners POST X12\n"
             "interchanges to /x12/278 (Content-Type: application/EDI-X12) or PAS Bundles to\n"
             "/fhir/Claim/$submit, with HTTP Basic credentials issued by Acme Health.\n"
+            "Companion guide (what to send, attachments, questionnaire answers):\n"
+            "http://api.acmehealth.test/companion-guide\n"
             "Providers without an API agreement use the provider portal:\n"
             "http://portal.acmehealth.test\n")
 
@@ -110,6 +112,12 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
 async def api_only(request: Request) -> Response:
     """What a browser sees: the host's purpose, as plain text (404 off the root)."""
     return PlainTextResponse(API_ONLY, status_code=200 if request.url.path == "/" else 404)
+
+
+async def companion_guide(request: Request) -> Response:
+    from portal_web.payer_api.companion import GUIDE
+
+    return PlainTextResponse(GUIDE)
 
 
 async def x12_get(request: Request) -> Response:
@@ -201,6 +209,7 @@ def build_payer_api(settings: PortalSettings) -> Starlette:
             Route("/x12/278", x12_submit, methods=["POST"]),
             Route("/x12/278", x12_get, methods=["GET"]),
             *pas.routes(),
+            Route("/companion-guide", companion_guide, methods=["GET", "HEAD"]),
             Route("/", api_only, methods=["GET", "HEAD"]),
             Route("/{path:path}", api_only, methods=["GET", "HEAD"]),
         ],

@@ -194,7 +194,8 @@ def evaluate(db: Session, client: ApiClient, request: ReviewRequest, today: dt.d
         if request.questionnaire_response is None:
             raise Rejection("2000E", "AO", "C", f"CPT {code} needs the questionnaire "
                             f"'{questionnaire.title}' ({questionnaire.questionnaire_key}) "
-                            "answered: send a QuestionnaireResponse (see the API guide).")
+                            "answered: send a QuestionnaireResponse (companion guide section 5: "
+                            "http://api.acmehealth.test/companion-guide).")
         try:
             answers = read_answers(request.questionnaire_response, questionnaire, questions)
         except AnswerProblem as exc:

@@ -353,3 +353,13 @@ def test_scopes_are_per_client(payer):
     reply = payer.post(interchange([("HI", "005010X215", "278", [inquiry])], control=110)).text
     assert_conforming_reply(reply)
     assert find(reply, "AAA*") == ["AAA*N**41*N"]
+
+
+def test_the_companion_guide_is_served_to_whoever_finds_the_host(payer):
+    root = payer.client.get("/").text
+    assert "http://api.acmehealth.test/companion-guide" in root
+    guide = payer.client.get("/companion-guide")
+    assert guide.headers["content-type"].startswith("text/plain")
+    for needed in ("PWK*OZ*EL***AC", "application/fhir+json", "Questionnaire?context=",
+                   "REF*NT", "BIN01 is the exact number of bytes"):
+        assert needed in guide.text
