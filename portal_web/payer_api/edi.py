@@ -48,6 +48,7 @@ class Segment:
 
     raw: pyx12.segment.Segment
     position: int
+    span: tuple[int, int] = (0, 0)  # where it is in the received text (terminator included)
 
     @property
     def seg_id(self) -> str:
@@ -117,6 +118,7 @@ class Interchange:
     problems: list[Problem] = field(default_factory=list)  # TA1 note codes
     acknowledgements: list[Segment] = field(default_factory=list)  # TA1s it carries
     blobs: list[bytes] = field(default_factory=list)
+    source: str = ""  # the received text with BIN data cut out (see :func:`cut_binary`)
     element_separator: str = "*"
     component_separator: str = ":"
     segment_terminator: str = "~"
@@ -137,6 +139,12 @@ class Interchange:
     @property
     def ack_requested(self) -> bool:
         return self.isa.value(14) == "1"
+
+    def received_text(self, first: Segment, last: Segment) -> str:
+        """The exact text received from ``first`` to ``last`` (BIN data put back)."""
+        text = self.source[first.span[0]:last.span[1]]
+        return re.sub(r"BINARY-DATA-(\d{3})",
+                      lambda m: self.blobs[int(m.group(1))].decode("latin-1"), text)
 
     def blob(self, placeholder: str) -> bytes | None:
         """The bytes a ``BIN02`` placeholder stands for."""
@@ -201,6 +209,23 @@ def cut_binary(text: str, element: str, terminator: str) -> tuple[str, list[byte
     return "".join(out), blobs
 
 
+def segment_spans(text: str, terminator: str) -> list[tuple[int, int]]:
+    """(start, end) of each segment as pyx12's reader splits them (line breaks before a
+    segment belong to it; the terminator ends it)."""
+    spans = []
+    start = 0
+    while True:
+        end = text.find(terminator, start)
+        if end < 0:
+            break
+        piece = text[start:end]
+        if piece.lstrip("\n\r") == "":
+            break
+        spans.append((start, end + len(terminator)))
+        start = end + len(terminator)
+    return spans
+
+
 def read_interchange(body: bytes) -> Interchange:
     """Parse one interchange; envelope problems are recorded, not raised.
 
@@ -214,6 +239,7 @@ def read_interchange(body: bytes) -> Interchange:
         raise InterchangeUnreadable("017", f"ISA12 is '{version}': this payer accepts "
                                            "interchange control version 00501 only.", isa_text)
     stripped, blobs = cut_binary(text, element, terminator)
+    spans = segment_spans(stripped, terminator)
     try:
         reader = pyx12.x12file.X12Reader(io.StringIO(stripped))
     except pyx12.errors.X12Error as exc:
@@ -224,6 +250,7 @@ def read_interchange(body: bytes) -> Interchange:
     position = 0
     segments = iter(reader)
     last = "ISA"
+    count = 0
     try:
         while True:
             try:
@@ -244,13 +271,16 @@ def read_interchange(body: bytes) -> Interchange:
             if seg_id == "ST":
                 position = 0
             position += 1
-            seg = Segment(raw, position)
+            span = spans[count] if count < len(spans) else (0, 0)
+            count += 1
+            seg = Segment(raw, position, span)
             if seg_id == "ISA":
                 if interchange is not None:
                     interchange.problems.append(Problem("024", "A second ISA follows; send one "
                                                                "interchange per request."))
                     break
-                interchange = Interchange(isa=seg, blobs=blobs, element_separator=element,
+                interchange = Interchange(isa=seg, blobs=blobs, source=stripped,
+                                          element_separator=element,
                                           component_separator=component,
                                           segment_terminator=terminator,
                                           repetition_separator=repetition)

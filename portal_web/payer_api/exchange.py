@@ -65,12 +65,8 @@ class _Received:
 
 
 def raw_set(ts: TransactionSet, ic: Interchange) -> str:
-    """The transaction set as received (binary data put back)."""
-    text = ic.segment_terminator.join(s.raw.format(ic.segment_terminator, ic.element_separator,
-                                                   ic.component_separator).rstrip(
-        ic.segment_terminator) for s in ts.segments) + ic.segment_terminator
-    return re.sub(r"BINARY-DATA-(\d{3})",
-                  lambda m: ic.blobs[int(m.group(1))].decode("latin-1"), text)
+    """The transaction set exactly as received, ST to SE (binary data put back)."""
+    return ic.received_text(ts.segments[0], ts.segments[-1]).lstrip("\r\n")
 
 
 def next_control(db: Session) -> int:

@@ -363,3 +363,13 @@ def test_the_companion_guide_is_served_to_whoever_finds_the_host(payer):
     for needed in ("PWK*OZ*EL***AC", "application/fhir+json", "Questionnaire?context=",
                    "REF*NT", "BIN01 is the exact number of bytes"):
         assert needed in guide.text
+
+
+def test_each_received_transaction_set_is_kept_exactly_as_sent(payer):
+    body = request_with_attachments(gold_request(payer))
+    payer.post(body)
+    kept = payer.query("acme", "select transaction_set, raw from x12_transactions "
+                               "where direction = 'inbound' order by id")
+    assert [kind for kind, _ in kept] == ["278", "275", "275", "275"]
+    for _, raw in kept:
+        assert raw.startswith("ST*") and raw.encode("latin-1") in body
