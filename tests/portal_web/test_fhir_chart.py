@@ -206,3 +206,40 @@ def test_every_type_of_a_wide_chart_validates(ehr_for):
     assert labs["total"] > 0
     assert all("valueQuantity" in e["resource"] or "valueString" in e["resource"]
                for e in labs["entry"])
+
+
+TYPES_SEARCHED = ["Patient", "Encounter", "Observation", "Condition", "MedicationStatement",
+                  "DocumentReference", "Binary", "Nope"]
+PARAMS = ["patient", "subject", "date", "onset-date", "code", "category", "clinical-status",
+          "status", "_count", "_offset", "_include", "_summary", "_id", "identifier", "name",
+          "family", "birthdate", "code:exact", "patient:Patient", "encounter", "type", "x"]
+
+
+def test_search_parameters_never_fail_the_server(chart):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    values = st.one_of(st.text(max_size=20), st.sampled_from(
+        ["ge2026-01-01", "lt2026", "2026-13-01", "eq2026-10-19T09:00:00-04:00", "-1", "0",
+         "999999999999", "Condition:patient", "Condition:nope", "count", "|", "a|b|c",
+         "http://hl7.org/fhir/sid/icd-10-cm|M51.16", "Patient/", ",,,", "\x00"]))
+
+    @settings(max_examples=120, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(kind=st.sampled_from(TYPES_SEARCHED),
+           params=st.lists(st.tuples(st.sampled_from(PARAMS), values), max_size=4),
+           read=st.booleans())
+    def run(kind, params, read):  # noqa: ANN001
+        from urllib.parse import quote
+
+        rid = quote(params[0][1][:20] or "x", safe="") if read and params else ""
+        path = f"{BASE}/{kind}" + (f"/{rid}" if rid else "")
+        response = chart.client.get(path, params=params)
+        assert response.status_code in (200, 400, 403, 404), (path, params, response.text)
+        body = response.json() if "json" in response.headers["content-type"] else None
+        if response.status_code != 200:
+            assert body["resourceType"] == "OperationOutcome"
+        elif body is not None:
+            validate(body)
+
+    run()
