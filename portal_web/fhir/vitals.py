@@ -20,17 +20,9 @@ from starlette.responses import Response
 
 from portal_web.ehr import units
 from portal_web.fhir import resources as fr
-from portal_web.fhir.api import (
-    BASE,
-    MAX_BODY,
-    FhirResponse,
-    authorize,
-    encounters_with_patients,
-    find_patient,
-    outcome,
-    site_of,
-)
+from portal_web.fhir.common import BASE, MAX_BODY, FhirResponse, authorize, outcome, site_of
 from portal_web.fhir.oauth import AccessToken
+from portal_web.fhir.types import encounters_with_patients, find_patient
 from sandbox.clock import SANDBOX_TZ
 from sandbox.stores.ehr import Form, FormEncounter, FormVitals, PatientData
 
