@@ -5,19 +5,23 @@ real Chromium serving several sites at once (each host mapped to one local serve
 from __future__ import annotations
 
 import re
+import shutil
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.clock import SharedClock
+from sandbox.extract import extract_run
+from sandbox.seeding import seed_task
 from tests.portal_web.browser import CHROMIUM_ARGS, VIEWPORT
 from tests.portal_web.support import PASSWORDS as EHR_PASSWORDS
 from tests.portal_web.support import tokens
@@ -29,10 +33,51 @@ FAX_LOGIN = ("riverside.fax", "FaxDesk#2026")
 REGULATOR_LOGIN = ("dwhitfield.rfm", "StateReview#2026")
 FEEDBACK = re.compile(r'class="[^"]*invalid-feedback[^"]*"[^>]*>([^<]+)<')
 CATALOG = load_catalog()
+EPISODE = "ep-payers"
+
+
+class PayerSeeds:
+    """Seeds each (task, variant) once, with this suite's episode id, and hands out copies."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.count = 0
+
+    def run(self, alias: str, variant: str | None = None) -> Path:
+        key = f"{alias}-{variant or 'default'}"
+        template = self.root / "templates" / key
+        if not template.exists():
+            seed_task(CATALOG.get(alias), variant, template, episode_id=EPISODE)
+        self.count += 1
+        copy = self.root / "runs" / f"{key}-{self.count}"
+        shutil.copytree(template, copy)
+        return copy
+
+
+@pytest.fixture(scope="session")
+def payer_seeds(tmp_path_factory: pytest.TempPathFactory) -> PayerSeeds:
+    return PayerSeeds(tmp_path_factory.mktemp("payer-seeds"))
+
+
+def grade_run(alias: str, run_dir: Path, out: Path):  # noqa: ANN201 - verifier.Report
+    """Extract the run as an episode ends, then grade the extract (rubric judge)."""
+    from verifier import grade
+
+    extract = extract_run(run_dir, out)
+    report = grade(CATALOG.get(alias), extract, judge="rubric")
+    assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
+    return report
+
+
+def fractions(report) -> dict[str, float | None]:  # noqa: ANN001
+    return {c.name: c.fraction for c in report.checks}
 
 
 def feedback(html: str) -> list[str]:
-    return FEEDBACK.findall(html)
+    """The inline messages of a page, unescaped."""
+    from html import unescape
+
+    return [unescape(m) for m in FEEDBACK.findall(html)]
 
 
 def form_tokens(html: str, form_id: str) -> dict[str, str]:
@@ -119,6 +164,30 @@ def ehr_client(run_dir: Path, episode_id: str, user: str = "pa.coord") -> Site:
 def advance_clock(run_dir: Path, seconds: float) -> None:
     """Move the run's sandbox clock forward (as time passes in an episode)."""
     SharedClock(run_dir / "clock.json").advance(seconds)
+
+
+PDF = "application/pdf"
+
+
+def send_fax(fax: Site, *, to: str = "1-888-555-0142",
+             files: Sequence[tuple[str, bytes]] = (), cover: bool = True,
+             cover_to: str = "Beta Care Utilization Management", subject: str = "",
+             message: str = "", action: str = "send", page: str = "/compose",
+             **extra: str):  # noqa: ANN201 - httpx.Response
+    """Fill the compose form of ``page`` and press ``action`` (Send fax by default)."""
+    data = {"action": action, "to_number": to, "cover_to": cover_to,
+            "cover_from": "Dana Whitfield, Riverside PA Desk", "cover_subject": subject,
+            "cover_message": message, **extra}
+    if cover:
+        data["include_cover"] = "1"
+    upload = [("files", (name, content, PDF)) for name, content in files] or None
+    return fax.post_form(page, "compose-form", data, files=upload)
+
+
+def deliver(fax: Site, seconds: float = 600) -> None:
+    """Let sandbox time pass and look at the sent log (the service brings jobs up to date)."""
+    advance_clock(fax.run_dir, seconds)
+    assert fax.client.get("/sent").status_code == 200
 
 
 # -- real Chromium ---------------------------------------------------------------------
