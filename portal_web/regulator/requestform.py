@@ -198,9 +198,9 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
     v["reason_for_request"] = f.text("reason_for_request", "Why the decision should be "
                                      "overturned", required=need, max_len=8000) or ""
     v["expedited"] = f.checkbox("expedited")
-    certified = f.checkbox("expedited_certified")
+    v["expedited_certified"] = f.checkbox("expedited_certified")
     if need and v["expedited"]:
-        if not certified:
+        if not v["expedited_certified"]:
             f.fail("expedited_certified", "An expedited review needs the physician's "
                                           "certification: tick the box, or untick "
                                           "'expedited'.")
@@ -209,11 +209,12 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
                                           "standard timeframe would seriously jeopardize "
                                           "the patient's life, health or function.")
     v["release_authorized"] = f.checkbox("release_authorized")
+    v["attest_true"] = f.checkbox("attest_true")
     if need:
         if not v["release_authorized"]:
             f.fail("release_authorized", "The review cannot start without the release of "
                                          "medical records: tick the authorization.")
-        if not f.checkbox("attest_true"):
+        if not v["attest_true"]:
             f.fail("attest_true", "Confirm that the information is true and complete.")
         if v["signature_name"] and v["applicant_name"] and \
                 _words(v["signature_name"]) != _words(v["applicant_name"]):
@@ -223,8 +224,7 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
 
 
 def apply(review: ExternalReview, values: dict[str, Any]) -> None:
-    """Copy validated values onto the row (``expedited_certified`` and ``attest_true`` are
-    part of the signature, not kept)."""
+    """Copy validated values onto the row."""
     for name, value in values.items():
         if hasattr(review, name):
             setattr(review, name, value)
@@ -243,8 +243,6 @@ def values_of(review: ExternalReview | None) -> dict[str, str]:
             values[column.name] = value.isoformat()
         else:
             values[column.name] = "" if value is None else str(value)
-    if review.expedited and review.expedited_physician:
-        values["expedited_certified"] = "1"
     return values
 
 
