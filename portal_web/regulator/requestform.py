@@ -113,6 +113,15 @@ def _date(f: FieldReader, name: str, label: str, *, required: bool, earliest: da
     return value
 
 
+def _choice(f: FieldReader, name: str, label: str, options, need: bool,  # noqa: ANN001
+            missing: str) -> str | None:
+    """One of ``options``; ``missing`` is the message when a required choice is empty."""
+    if need and not f.raw.get(name, "").strip():
+        f.fail(name, missing)
+        return None
+    return f.choice(name, label, options)
+
+
 def _phone(f: FieldReader, name: str, label: str, *, required: bool) -> str | None:
     raw = f.text(name, label, required=required, max_len=30)
     if raw is None:
@@ -133,8 +142,9 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
     ``complete`` (submitting) also requires every required answer."""
     need = complete
     v: dict[str, Any] = {}
-    v["applicant_type"] = f.choice("applicant_type", "Who is asking for the review",
-                                   APPLICANT_TYPES, required=need)
+    v["applicant_type"] = _choice(f, "applicant_type", "Who is asking for the review",
+                                  APPLICANT_TYPES, need, "Choose who is asking for the "
+                                  "review.")
     for name, (label, max_len) in TEXT_FIELDS.items():
         v[name] = f.text(name, label, max_len=max_len)
     if need:
@@ -170,8 +180,10 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
                                    "patient's name.")
         if not v["patient_dob"] and "patient_dob" not in f.errors:
             f.fail("patient_dob", "Enter the patient's date of birth (YYYY-MM-DD).")
-    v["insurer_name"] = f.choice("insurer_name", "Insurer", insurers, required=need)
-    v["plan_type"] = f.choice("plan_type", "Type of plan", PLAN_TYPES, required=need)
+    v["insurer_name"] = _choice(f, "insurer_name", "Insurer", insurers, need,
+                                "Choose the insurer named on the denial letter.")
+    v["plan_type"] = _choice(f, "plan_type", "Type of plan", PLAN_TYPES, need,
+                             "Choose the type of plan.")
     reference = f.text("insurer_reference", "Claim or reference number", required=need,
                        max_len=24)
     if reference and not _REFERENCE.match(reference):
@@ -181,8 +193,8 @@ def read_request(f: FieldReader, insurers: list[str], today: date, *,
     v["insurer_reference"] = reference.upper() if reference else None
     v["final_denial_date"] = _date(f, "final_denial_date", "Date of the final denial",
                                    required=need, earliest=date(2000, 1, 1), latest=today)
-    v["denial_type"] = f.choice("denial_type", "Reason the insurer gave", DENIAL_TYPES,
-                                required=need)
+    v["denial_type"] = _choice(f, "denial_type", "Reason the insurer gave", DENIAL_TYPES,
+                               need, "Choose the reason the insurer gave for the denial.")
     code = (f.text("service_code", "CPT/HCPCS code", max_len=10) or "").upper() or None
     if code and not _SERVICE_CODE.match(code):
         f.fail("service_code", "CPT/HCPCS code: five characters such as 77525 or E0260, or "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import pytest
 from pypdf import PdfReader
@@ -286,3 +287,17 @@ def test_unknown_pages_are_not_found_pages(fax):
     assert fax.client.get("/compose/99").status_code == 404
     assert fax.client.get("/resources/bulletins/none").status_code == 404
     assert fax.client.get("/nowhere").status_code == 404
+
+
+def test_while_the_clock_runs_a_fax_is_delivered_without_anyone_looking(fax):
+    """In an episode the clock runs: the service's transmitter delivers on its own."""
+    from sandbox.clock import SandboxClock
+
+    SandboxClock.load(fax.run_dir / "clock.json").run().save(fax.run_dir / "clock.json")
+    send_fax(fax, files=[("form.pdf", filled_form(fax))])
+    advance_clock(fax.run_dir, 600)  # time passes; no page of the service is requested
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not fax.query("select id from received_faxes"):
+        time.sleep(0.05)
+    assert fax.query("select job_id from received_faxes") == [(1,)]
+    assert (fax.run_dir / "fax_sink" / "FX-1019-004201.pdf").is_file()
