@@ -40,6 +40,9 @@ class Base(DeclarativeBase):
     metadata = system_metadata("fax")
 
 JOB_STATUSES = ("draft", "queued", "sending", "delivered", "failed", "cancelled")
+# How a called fax line answers (``fax_numbers.line_behaviour``); a number that is not in the
+# directory behaves as ``no_fax_tone`` (most numbers are not fax machines).
+LINE_BEHAVIOURS = ("answers", "busy_once", "busy", "no_fax_tone")
 
 
 def fax_digits(number: str) -> str:
@@ -76,6 +79,8 @@ class FaxNumber(Base):
     purpose: Mapped[str] = mapped_column(String(20))  # pa_medical, pa_pharmacy, appeals, ...
     is_payer: Mapped[bool] = mapped_column(Boolean, default=True)
     notes: Mapped[str] = mapped_column(Text, default="")
+    line_behaviour: Mapped[str] = mapped_column(String(12), default="answers")
+    remote_csid: Mapped[str] = mapped_column(String(20), default="")  # the answering fax's ID
 
 
 class FaxJob(Base):

@@ -40,6 +40,10 @@ FORM_FIELDS = (
     "final_denial_date",      # date of the final internal adverse determination
 )
 REVIEW_STATUSES = ("draft", "submitted", "eligibility_review", "assigned", "decided", "withdrawn")
+APPLICANT_TYPES = ("covered_person", "representative", "provider")
+PLAN_TYPES = ("group_insured", "individual", "self_funded", "student", "other")
+DENIAL_TYPES = ("medical_necessity", "experimental", "rescission", "other")
+DOCUMENT_TYPES = ("form", "denial_letter", "medical_records", "authorization", "other")
 
 
 class RegulatorUser(Base):
@@ -90,6 +94,22 @@ class ExternalReview(Base):
     applicant_relationship: Mapped[str | None] = mapped_column(String(40), default=None)
     applicant_phone: Mapped[str | None] = mapped_column(String(20), default=None)
     reason_for_request: Mapped[str] = mapped_column(Text, default="")
+    # the rest of the uniform request form as the portal asks it
+    applicant_type: Mapped[str | None] = mapped_column(String(30), default=None)  # APPLICANT_TYPES
+    applicant_email: Mapped[str | None] = mapped_column(String(120), default=None)
+    enrollee_address: Mapped[str | None] = mapped_column(String(200), default=None)
+    patient_is_enrollee: Mapped[bool] = mapped_column(Boolean, default=True)
+    patient_name: Mapped[str | None] = mapped_column(String(120), default=None)
+    patient_dob: Mapped[date | None] = mapped_column(Date, default=None)
+    plan_type: Mapped[str | None] = mapped_column(String(30), default=None)  # PLAN_TYPES
+    treating_provider_phone: Mapped[str | None] = mapped_column(String(20), default=None)
+    other_providers: Mapped[str] = mapped_column(Text, default="")
+    expedited_physician: Mapped[str | None] = mapped_column(String(120), default=None)
+    expedited_certified: Mapped[bool] = mapped_column(Boolean, default=False)
+    release_authorized: Mapped[bool] = mapped_column(Boolean, default=False)
+    attest_true: Mapped[bool] = mapped_column(Boolean, default=False)
+    signature_name: Mapped[str | None] = mapped_column(String(120), default=None)
+    signature_date: Mapped[date | None] = mapped_column(Date, default=None)
     status: Mapped[str] = mapped_column(String(20), default="draft")
     created_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
     submitted_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)

@@ -1,0 +1,66 @@
+"""Builds the fax service's Starlette app: log-in, compose, sent log, directory, payer
+resources, and the transmitter that moves sent jobs along."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import select
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from portal_web.common.account_site import (
+    AccountSite,
+    build_account_app,
+    login_routes,
+    new_site,
+    password_matches,
+)
+from portal_web.common.sessions import Principal
+from portal_web.fax.transmitter import FaxTransmitter
+from portal_web.settings import PortalSettings
+from sandbox.stores.fax import FaxAccount
+
+PACKAGE = Path(__file__).parent
+TEMPLATES_DIR = PACKAGE / "templates"
+STATIC_DIR = PACKAGE / "static"
+HOME = "/sent"
+PRODUCT = "Beta Care FaxLink"
+
+
+def site_of(request: Request) -> AccountSite:
+    return request.app.state.fax
+
+
+def transmitter_of(request: Request) -> FaxTransmitter:
+    return request.app.state.transmitter
+
+
+def authenticate(site: AccountSite, username: str, password: str) -> Principal | None:
+    with site.reader() as db:
+        account = db.scalar(select(FaxAccount).where(FaxAccount.username == username))
+    if account is None or not account.active or not password_matches(
+            account.password_sha256, password):
+        return None
+    return Principal(username=account.username, user_id=account.id,
+                     display_name=account.display_name)
+
+
+async def home(request: Request) -> Response:
+    return RedirectResponse(HOME, status_code=303)
+
+
+def build_fax_app(settings: PortalSettings) -> Starlette:
+    """The fax service of one episode (host ``fax.betacare.test``)."""
+    from portal_web.fax.views import compose, resources, sent
+
+    site = new_site(settings, "fax", TEMPLATES_DIR, cookie="FAXLINK", home=HOME,
+                    frame={"product": PRODUCT})
+    routes = [Route("/", home, methods=["GET"], name="home"),
+              *login_routes(authenticate, site_of=site_of), *compose.routes, *sent.routes,
+              *resources.routes]
+    app = build_account_app(site, routes, STATIC_DIR, "fax")
+    app.state.transmitter = FaxTransmitter(site.stores, settings.run_dir)
+    return app

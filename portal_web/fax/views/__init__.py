@@ -1,0 +1,1 @@
+"""The fax service's views, one module per area (each exposes ``routes``)."""

@@ -1,0 +1,1 @@
+"""The regulator portal's views (each module exposes ``routes``)."""

@@ -1,0 +1,255 @@
+"""Test support for the Beta Care fax service and the state's external-review portal:
+logged-in TestClients on seeded task runs, the sandbox clock moved forward, grading, and a
+real Chromium serving several sites at once (each host mapped to one local server)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from portal_web import create_app
+from sandbox.catalog import load_catalog
+from sandbox.clock import SharedClock
+from sandbox.extract import extract_run
+from sandbox.seeding import seed_task
+from tests.portal_web.browser import CHROMIUM_ARGS, VIEWPORT
+from tests.portal_web.support import PASSWORDS as EHR_PASSWORDS
+from tests.portal_web.support import tokens
+
+FAX = "http://fax.betacare.test"
+REGULATOR = "http://review.insurance.state.test"
+EHR = "http://emr.clinic.test"
+FAX_LOGIN = ("riverside.fax", "FaxDesk#2026")
+REGULATOR_LOGIN = ("dwhitfield.rfm", "StateReview#2026")
+FEEDBACK = re.compile(r'class="[^"]*invalid-feedback[^"]*"[^>]*>([^<]+)<')
+CATALOG = load_catalog()
+EPISODE = "ep-payers"
+
+
+class PayerSeeds:
+    """Seeds each (task, variant) once, with this suite's episode id, and hands out copies."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.count = 0
+
+    def run(self, alias: str, variant: str | None = None) -> Path:
+        key = f"{alias}-{variant or 'default'}"
+        template = self.root / "templates" / key
+        if not template.exists():
+            seed_task(CATALOG.get(alias), variant, template, episode_id=EPISODE)
+        self.count += 1
+        copy = self.root / "runs" / f"{key}-{self.count}"
+        shutil.copytree(template, copy)
+        return copy
+
+
+@pytest.fixture(scope="session")
+def payer_seeds(tmp_path_factory: pytest.TempPathFactory) -> PayerSeeds:
+    return PayerSeeds(tmp_path_factory.mktemp("payer-seeds"))
+
+
+def grade_run(alias: str, run_dir: Path, out: Path):  # noqa: ANN201 - verifier.Report
+    """Extract the run as an episode ends, then grade the extract (rubric judge)."""
+    from verifier import grade
+
+    extract = extract_run(run_dir, out)
+    report = grade(CATALOG.get(alias), extract, judge="rubric")
+    assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
+    return report
+
+
+def fractions(report) -> dict[str, float | None]:  # noqa: ANN001
+    return {c.name: c.fraction for c in report.checks}
+
+
+def feedback(html: str) -> list[str]:
+    """The inline messages of a page, unescaped."""
+    from html import unescape
+
+    return [unescape(m) for m in FEEDBACK.findall(html)]
+
+
+def form_tokens(html: str, form_id: str) -> dict[str, str]:
+    """The tokens of the form with ``id=form_id``."""
+    start = html.find(f'id="{form_id}"')
+    assert start >= 0, f"no form {form_id}"
+    return tokens(html[start:])
+
+
+@dataclass
+class Site:
+    """A TestClient on one site of a run."""
+
+    client: TestClient
+    run_dir: Path
+    system: str
+
+    def login(self, username: str, password: str) -> None:
+        page = self.client.get("/login")
+        response = self.client.post("/login", data={**tokens(page.text), "username": username,
+                                                    "password": password},
+                                    follow_redirects=False)
+        assert response.status_code == 303, response.text[:400]
+
+    def post_form(self, page_url: str, form_id: str, data: dict, files=None,  # noqa: ANN001
+                  follow: bool = False):  # noqa: ANN201 - httpx.Response
+        """GET ``page_url``, POST its form ``form_id`` (its own action and tokens)."""
+        page = self.client.get(page_url)
+        assert page.status_code == 200, page.text[:400]
+        start = page.text.find(f'id="{form_id}"')
+        action = re.search(r'action="([^"]+)"', page.text[page.text.rfind("<form", 0, start):])
+        assert action, f"form {form_id} has no action"
+        return self.client.post(action.group(1), data={**form_tokens(page.text, form_id),
+                                                       **data},
+                                files=files, follow_redirects=follow)
+
+    def query(self, sql: str, *params: object) -> list[tuple]:
+        path = self.run_dir / "stores" / f"{self.system}.sqlite"
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return conn.execute(sql, params).fetchall()
+        finally:
+            conn.close()
+
+    def audit_mark(self) -> int:
+        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+
+    def audit_since(self, mark: int) -> list[tuple]:
+        return self.query("select channel, episode_id, actor, action, table_name from "
+                          "audit_log where id > ? order by id", mark)
+
+
+def site_client(run_dir: Path, system: str, episode_id: str) -> Site:
+    sites = {"fax": "fax", "regulator": "regulator", "ehr": "ehr"}
+    app = create_app({"run_dir": run_dir, "episode_id": episode_id, "sites": [sites[system]]})
+    base = {"fax": FAX, "regulator": REGULATOR, "ehr": EHR}[system]
+    return Site(TestClient(app, base_url=base), run_dir, system)
+
+
+def fax_client(run_dir: Path, episode_id: str, login: bool = True) -> Site:
+    site = site_client(run_dir, "fax", episode_id)
+    if login:
+        site.login(*FAX_LOGIN)
+    return site
+
+
+def regulator_client(run_dir: Path, episode_id: str, login: bool = True) -> Site:
+    site = site_client(run_dir, "regulator", episode_id)
+    if login:
+        site.login(*REGULATOR_LOGIN)
+    return site
+
+
+def ehr_client(run_dir: Path, episode_id: str, user: str = "pa.coord") -> Site:
+    site = site_client(run_dir, "ehr", episode_id)
+    page = site.client.get("/login")
+    response = site.client.post("/login", data={**tokens(page.text), "authUser": user,
+                                                "clearPass": EHR_PASSWORDS[user]},
+                                follow_redirects=False)
+    assert response.status_code == 303
+    return site
+
+
+def advance_clock(run_dir: Path, seconds: float) -> None:
+    """Move the run's sandbox clock forward (as time passes in an episode)."""
+    SharedClock(run_dir / "clock.json").advance(seconds)
+
+
+PDF = "application/pdf"
+
+
+def send_fax(fax: Site, *, to: str = "1-888-555-0142",
+             files: Sequence[tuple[str, bytes]] = (), cover: bool = True,
+             cover_to: str = "Beta Care Utilization Management", subject: str = "",
+             message: str = "", action: str = "send", page: str = "/compose",
+             **extra: str):  # noqa: ANN201 - httpx.Response
+    """Fill the compose form of ``page`` and press ``action`` (Send fax by default)."""
+    data = {"action": action, "to_number": to, "cover_to": cover_to,
+            "cover_from": "Dana Whitfield, Riverside PA Desk", "cover_subject": subject,
+            "cover_message": message, **extra}
+    if cover:
+        data["include_cover"] = "1"
+    upload = [("files", (name, content, PDF)) for name, content in files] or None
+    return fax.post_form(page, "compose-form", data, files=upload)
+
+
+def deliver(fax: Site, seconds: float = 600) -> None:
+    """Let sandbox time pass and look at the sent log (the service brings jobs up to date)."""
+    advance_clock(fax.run_dir, seconds)
+    assert fax.client.get("/sent").status_code == 200
+
+
+# -- real Chromium ---------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def serve_sites(run_dir: Path, sites: list[str], episode_id: str = "ep-browser"
+                ) -> Iterator[int]:
+    """Serve the run's ``sites`` on one loopback port (hosts tell them apart)."""
+    import uvicorn
+
+    app = create_app({"run_dir": run_dir, "episode_id": episode_id, "sites": sites})
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="payer-uvicorn", daemon=True)
+    thread.start()
+    ready = threading.Event()
+    while not server.started and thread.is_alive():
+        ready.wait(0.02)
+    if not server.started:
+        raise RuntimeError("uvicorn did not start")
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+HOSTS = ("fax.betacare.test", "review.insurance.state.test", "emr.clinic.test",
+         "workspace.local")
+
+
+@contextmanager
+def chromium_page(port: int) -> Iterator:
+    """A Playwright page in headless Chromium at 1280x800 with the sandbox hosts mapped."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.portal_web.browser import CHROMIUM
+
+    rules = ", ".join(f"MAP {h} 127.0.0.1:{port}" for h in HOSTS)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            *CHROMIUM_ARGS, f"--host-resolver-rules={rules}"])
+        try:
+            context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def browser_login(page, origin: str, username: str, password: str) -> None:  # noqa: ANN001
+    page.goto(f"{origin}/login")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    page.click("#login-button")
+    page.wait_for_url(lambda url: "/login" not in url)
+
+
+def task(alias: str):  # noqa: ANN201 - a TaskSpec
+    return CATALOG.get(alias)
