@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,8 @@ class AcmeSite:
     stores: EpisodeStores
     templates: Jinja2Templates
     sessions: SessionStore
+    # members whose forced session expiry (pa-19) already happened in this episode
+    expired_members: set[str] = field(default_factory=set)
 
     # -- time and data ----------------------------------------------------------------
     def now(self) -> datetime:
