@@ -26,7 +26,7 @@ from portal_web.common.templating import make_templates
 from portal_web.settings import PortalSettings
 
 VIEW_MODULES: tuple[str, ...] = (
-    "auth", "home", "eligibility", "lookup", "requests", "steps", "cases", "policies",
+    "auth", "home", "eligibility", "lookup", "codes", "requests", "steps", "cases", "policies",
 )
 VIEW_PACKAGE = "portal_web.acme.views"
 COOKIE_NAME = "ACMEPORTALSESSION"

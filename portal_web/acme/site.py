@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+import portal_web.common.convertors  # noqa: F401 - registers {x:id} for every view module
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.requests import login_required, principal_of, session_of
 from portal_web.common.sessions import Principal, SessionStore

@@ -153,15 +153,17 @@ def similar_requests(db: Session, case: PaCase, today: dt.date) -> list[PaCase]:
                                  PaCase.status != "draft", PaCase.submitted_at >= since)
     found = []
     for other in db.scalars(query.order_by(PaCase.submitted_at.desc())):
+        if case.case_type == "extension" or other.id == case.parent_case_id:
+            if case.case_type == other.case_type == "extension" and \
+                    case.parent_case_id == other.parent_case_id:
+                found.append(other)  # a second extension of the same authorization
+            continue
         if case.service_code and other.service_code == case.service_code:
             found.append(other)
         elif case.drug_name and other.drug_name and \
                 other.drug_name.split()[0].lower() == case.drug_name.split()[0].lower():
             found.append(other)
         elif case.case_type == "inpatient_notification" == other.case_type:
-            found.append(other)
-        elif case.case_type == "extension" == other.case_type and \
-                case.parent_case_id == other.parent_case_id:
             found.append(other)
     return found
 

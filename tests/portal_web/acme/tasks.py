@@ -68,7 +68,8 @@ class TaskRun:
         finally:
             conn.close()
         response = self.ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
-        assert response.status_code == 200, response.text[:500]
+        assert response.status_code == 200 and response.content.startswith(b"%PDF"), \
+            "log in to the EHR before downloading its documents"
         return name, response.content
 
     def ehr_edit(self, url: str, changes: dict[str, str], action: str | None = None) -> None:
