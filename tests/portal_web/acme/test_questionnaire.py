@@ -88,8 +88,8 @@ def test_none_cannot_be_combined_in_a_multi_choice():
 
 
 def test_world_questionnaires_are_chosen_by_code_or_drug(seeds):
-    from sandbox.stores import open_store
     from sandbox.clock import SandboxClock
+    from sandbox.stores import open_store
 
     run = seeds.run("pa-01")
     store = open_store("acme", run / "stores" / "acme.sqlite",
