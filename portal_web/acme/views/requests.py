@@ -164,7 +164,7 @@ def review_context(db, case: PaCase, today) -> dict:  # noqa: ANN001
         "parent": db.get(PaCase, case.parent_case_id) if case.parent_case_id else None,
         "labels": STATUS_LABELS, "places": PLACES_OF_SERVICE,
         "admission_types": ADMISSION_TYPES, "admission_sources": ADMISSION_SOURCES,
-        "urgencies": CLINICAL_URGENCIES, "measures": OUTCOME_MEASURES,
+        "urgencies": CLINICAL_URGENCIES, "measures": OUTCOME_MEASURES, "today": today,
     })
     return context
 
