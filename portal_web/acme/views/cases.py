@@ -22,6 +22,7 @@ from portal_web.acme.casefacts import (
     CLINICAL_URGENCIES,
     OUTCOME_MEASURES,
     PLACES_OF_SERVICE,
+    STATUS_LABELS,
     diagnosis_rows,
 )
 from portal_web.acme.letters import LETTER_STATUSES, LetterFacts, decision_letter
@@ -38,7 +39,6 @@ from portal_web.acme.uploads import (
 )
 from portal_web.common.requests import posted_form
 from sandbox.stores.acme import (
-    STATUS_LABELS,
     Attachment,
     AuthExtension,
     Member,

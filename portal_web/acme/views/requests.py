@@ -19,6 +19,7 @@ from portal_web.acme.casefacts import (
     NEW_REQUEST_TYPES,
     OUTCOME_MEASURES,
     PLACES_OF_SERVICE,
+    STATUS_LABELS,
     diagnosis_rows,
 )
 from portal_web.acme.drafting import (
@@ -31,7 +32,7 @@ from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.uploads import DOCUMENT_TYPE_LABELS
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import posted_form, session_of
-from sandbox.stores.acme import STATUS_LABELS, Member, PaCase, PaDraft, Plan
+from sandbox.stores.acme import Member, PaCase, PaDraft, Plan
 
 CONFIRMATIONS_KEY = "confirmations"  # case ids whose confirmation page may still be shown
 
