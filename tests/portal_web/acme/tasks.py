@@ -1,0 +1,118 @@
+"""Task runs for the Acme portal's gold-path tests: a seeded task (with its own episode
+id), one app serving the portal, the web EHR and the Workspace, a client per host, and the
+task's verifier on the run directory.
+
+The seed is made once per task (per test session) and copied for each test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from portal_web import create_app
+from sandbox.catalog import load_catalog
+from sandbox.seeding import seed_task
+from tests.portal_web.acme.support import HOST, Portal, form_values
+from tests.portal_web.support import Ehr, feedback
+from verifier import Report, grade
+
+EPISODE = "ep-acme-gold"
+EHR_HOST = "http://emr.clinic.test"
+WORKSPACE_HOST = "http://workspace.local"
+CATALOG = load_catalog()
+
+
+class TaskSeeds:
+    """Each task seeded once (episode ``EPISODE``); :meth:`run` hands out fresh copies."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.count = 0
+
+    def run(self, alias: str) -> TaskRun:
+        template = self.root / "seeded" / alias
+        if not template.exists():
+            seed_task(CATALOG.get(alias), None, template, episode_id=EPISODE)
+        self.count += 1
+        copy = self.root / "runs" / f"{alias}-{self.count}"
+        shutil.copytree(template, copy)
+        return TaskRun(alias, copy)
+
+
+@dataclass
+class TaskRun:
+    """One run of a task served to three clients (portal, EHR, Workspace)."""
+
+    alias: str
+    path: Path
+
+    def __post_init__(self) -> None:
+        self.app = create_app({"run_dir": self.path, "episode_id": EPISODE,
+                               "sites": ["acme", "ehr", "workspace"]})
+        self.portal = Portal(TestClient(self.app, base_url=HOST), self.path)
+        self.ehr = Ehr(TestClient(self.app, base_url=EHR_HOST), self.path)
+        self.workspace = TestClient(self.app, base_url=WORKSPACE_HOST)
+
+    # -- EHR side ------------------------------------------------------------------------
+    def ehr_document(self, doc_id: int) -> tuple[str, bytes]:
+        """Download an EHR document as the user does (Documents > Download)."""
+        conn = sqlite3.connect(f"file:{self.path / 'stores' / 'ehr.sqlite'}?mode=ro", uri=True)
+        try:
+            name, pid = conn.execute("select name, foreign_id from documents where id = ?",
+                                     (doc_id,)).fetchone()
+        finally:
+            conn.close()
+        response = self.ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
+        assert response.status_code == 200 and response.content.startswith(b"%PDF"), \
+            "log in to the EHR before downloading its documents"
+        return name, response.content
+
+    def ehr_edit(self, url: str, changes: dict[str, str], action: str | None = None) -> None:
+        """Open an EHR form, change some fields, save it (as a user would)."""
+        page = self.ehr.client.get(url)
+        assert page.status_code == 200, page.text[:500]
+        target = action or url.split("?")[0]
+        data = {**form_values(page.text, target), **changes}
+        response = self.ehr.client.post(target, data=data, follow_redirects=False)
+        assert response.status_code == 303, feedback(response.text) or response.text[:1500]
+
+    def input_file(self, name: str) -> bytes:
+        return (self.path / "input" / name).read_bytes()
+
+    def write_output(self, name: str, text: str) -> None:
+        """Create and save an Output file through the Workspace's forms."""
+        origin = {"origin": WORKSPACE_HOST}
+        created = self.workspace.post("/new", data={"kind": name.rsplit(".", 1)[1],
+                                                    "name": name}, headers=origin,
+                                      follow_redirects=False)
+        assert created.status_code == 303, created.text[:500]
+        saved = self.workspace.post(f"/edit/{name}", data={"text": text}, headers=origin,
+                                    follow_redirects=False)
+        assert saved.status_code == 303, saved.text[:500]
+
+    # -- grading ---------------------------------------------------------------------------
+    def close(self) -> None:
+        for app in set(self.app.sites.values()):
+            for attr in ("acme", "ehr"):
+                site = getattr(app.state, attr, None)
+                if site is not None:
+                    site.stores.dispose()
+
+    def grade(self) -> Report:
+        self.close()
+        report = grade(CATALOG.get(self.alias), self.path, judge="rubric")
+        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
+        return report
+
+    def fractions(self) -> list[float | None]:
+        return [c.fraction for c in self.grade().checks]
+
+    def score(self) -> float:
+        score = self.grade().score
+        assert score is not None
+        return score
