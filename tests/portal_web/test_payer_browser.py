@@ -184,8 +184,8 @@ def first_form_field(display: str) -> tuple[int, int] | None:
 @pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool is not installed")
 def test_the_pdf_viewer_fills_and_saves_the_form_under_the_lockdown(payer_seeds,  # noqa: F811
                                                                     tmp_path):
-    from pixel_stream.display import Display
     from episodes.workstation import BrowserTab, Workstation
+    from pixel_stream.display import Display
 
     run = payer_seeds.run("pa-07")
     (run / "logs").mkdir()
