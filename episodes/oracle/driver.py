@@ -276,6 +276,26 @@ class Oracle:
                  timeout: float = LOCATE_TIMEOUT_S) -> None:
         target.wait_for(state=state, timeout=timeout * 1000)
 
+    def active_window(self) -> tuple[str | None, str | None]:
+        """(WM_CLASS, title) of the window that has the keyboard focus, read from X like a
+        screen reader would: the browser, the Citrix window, or a dialog of theirs (the
+        file chooser is titled 'Open File', a save dialog 'Save File')."""
+        state = self._run(asyncio.to_thread(taskbar_state, self._display_name))
+        return state.active_class, state.active_title
+
+    def downloads(self) -> list[str]:
+        """Names of the files in the workstation's Downloads folder (what the browser's
+        downloads list and the Workspace's Downloads folder show), finished ones only."""
+        folder = self.episode.run_dir / "downloads"
+        return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(
+            (".crdownload", ".part"))) if folder.is_dir() else []
+
+    @property
+    def _display_name(self) -> str:
+        if self.episode.display is None:
+            raise OracleError("the episode has no workstation display (it is not running)")
+        return self.episode.display.name
+
     def screenshot(self) -> bytes:
         return self.agent.screenshot().data
 
@@ -285,7 +305,7 @@ class Oracle:
         and wait until it has the focus. ``click``: click even when it is in front already,
         so that a replay of the recorded trace does not depend on which window had it."""
         wanted = {"browser": BROWSER_CLASS, "citrix": RECEIVER_CLASS}[which]
-        state = self._run(asyncio.to_thread(taskbar_state, self.episode.display.name))
+        state = self._run(asyncio.to_thread(taskbar_state, self._display_name))
         if state.active_class == wanted and not click:
             return
         button = state.buttons.get(wanted)
@@ -293,7 +313,7 @@ class Oracle:
             raise OracleError(f"no {which} window on the taskbar")
         self.click(Box(*button))
         deadline = time.monotonic() + LOCATE_TIMEOUT_S
-        while self._run(asyncio.to_thread(taskbar_state, self.episode.display.name)
+        while self._run(asyncio.to_thread(taskbar_state, self._display_name)
                         ).active_class != wanted:
             if time.monotonic() > deadline:
                 raise OracleError(f"the {which} window did not come to the front")

@@ -151,3 +151,50 @@ def enter_suggested(o, screen, target, text):
     tap(o, screen.get_by_role("heading", level=2).first)
     if target.input_value() != text:
         raise RuntimeError(f"{text!r} did not stay in the field (got {target.input_value()!r})")
+
+
+# -- files: the OS file chooser and downloads --------------------------------------------------
+FILE_CHOOSER = "Open File"
+
+
+def window_titled(o, title, present=True, timeout=15.0):
+    """Wait until the focused window's title is ``title`` (or, ``present=False``, is not),
+    glancing every 0.1 s; the time spent is in the trace (see ``arrive``)."""
+    for _ in range(int(timeout / 0.1)):
+        if (o.active_window()[1] == title) == present:
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"waited {timeout:g} s for the window {title!r} to "
+                       f"{'open' if present else 'close'} (focused: {o.active_window()})")
+
+
+def attach_file(o, control, path):
+    """Choose the file ``path`` (``~/Documents/…``, ``~/Downloads/…``) for an upload control
+    through the OS file chooser, as a person does: click the control; in the GTK 'Open File'
+    dialog, Ctrl+L opens its location entry, the path is typed and Alt+O presses Open (here
+    Enter in the location entry closes the dialog without choosing the file)."""
+    tap(o, control)
+    window_titled(o, FILE_CHOOSER)
+    o.wait(0.3)  # the dialog lists the folder before it takes keys
+    o.key("ctrl+l")
+    o.type(path)
+    o.wait(0.3)
+    o.key("alt+o")
+    window_titled(o, FILE_CHOOSER, present=False)
+    name = path.rsplit("/", 1)[-1]
+    for _ in range(50):
+        if control.input_value().endswith(name):
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"the file chooser did not set {name!r} (the control holds "
+                       f"{control.input_value()!r})")
+
+
+def wait_for_download(o, name, timeout=15.0):
+    """Wait until ``name`` is in Downloads (a link or button that downloads a file shows
+    nothing on the page that a replay could wait for, so the wait is in the trace)."""
+    for _ in range(int(timeout / 0.1)):
+        if name in o.downloads():
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"{name!r} did not arrive in Downloads (there: {o.downloads()})")

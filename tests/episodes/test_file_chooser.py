@@ -1,0 +1,56 @@
+"""Uploads go through the OS file chooser (GTK's 'Open File'), driven only by the agent
+API: the oracle's ``attach_file`` step clicks the upload control, types the path into the
+chooser's location entry and presses Open; the Workspace then stores the bytes unchanged.
+The chooser only shows the episode's own folders (Documents, Downloads, Output)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from episodes.episode import Episode, EpisodeConfig
+from episodes.oracle import run_oracle
+from episodes.oracle_steps.web import FILE_CHOOSER, attach_file, page, tap, window_titled
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
+        tmp_path, demo_catalog, no_leaks):
+    spec = demo_catalog.get("demo-01")
+    seen: dict[str, object] = {}
+
+    def solve(o):
+        ws = o.tab("workspace")
+        o.show_tab("workspace")
+        tap(o, ws.get_by_role("link", name="Output").first)
+        page(o, ws.get_by_role("heading", name="Output"))
+        control = ws.get_by_label("Upload a file into Output")
+        # a chooser closed with Escape chooses nothing
+        tap(o, control)
+        window_titled(o, FILE_CHOOSER)
+        seen["dialog"] = o.active_window()
+        o.key("Escape")
+        window_titled(o, FILE_CHOOSER, present=False)
+        seen["after_escape"] = control.input_value()
+        attach_file(o, control, "~/Documents/insurance_card.png")
+        tap(o, ws.get_by_role("button", name="Upload", exact=True))
+        page(o, ws.get_by_role("link", name="insurance_card.png"))
+
+    async def scenario():
+        episode = Episode(spec, run_dir=tmp_path / "run",
+                          config=EpisodeConfig(start_timeout_s=120))
+        await episode.start()
+        try:
+            await run_oracle(episode, solve)
+        finally:
+            await episode.stop()
+
+    asyncio.run(scenario())
+    assert seen["dialog"] == ("Chromium", FILE_CHOOSER)
+    assert seen["after_escape"] == ""
+    uploaded = tmp_path / "run" / "output" / "insurance_card.png"
+    original = tmp_path / "run" / "input" / "insurance_card.png"
+    assert uploaded.read_bytes() == original.read_bytes()
+    assert not no_leaks(), "episode processes outlived stop()"
