@@ -6,6 +6,7 @@ inline message on the reader naming the field, what was wrong and what to enter.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -106,3 +107,32 @@ def dollars(cents: int | None) -> str:
     if cents is None:
         return ""
     return f"{cents / 100:,.2f}"
+
+
+def us_date(reader: FieldReader, name: str, label: str, *, required: bool = False,
+            earliest: dt.date | None = None, latest: dt.date | None = None) -> dt.date | None:
+    """A date typed MM/DD/YYYY (as the portal shows dates) or YYYY-MM-DD."""
+    value = reader._get(name)  # noqa: SLF001
+    if not value:
+        if required:
+            reader.fail(name, f"{label} is required (MM/DD/YYYY).")
+        return None
+    day = None
+    for pattern, fmt in ((r"\d{1,2}/\d{1,2}/\d{4}", "%m/%d/%Y"), (r"\d{4}-\d{2}-\d{2}", "%Y-%m-%d")):
+        if re.fullmatch(pattern, value):
+            try:
+                day = dt.datetime.strptime(value, fmt).date()
+            except ValueError:
+                day = None
+            break
+    if day is None:
+        reader.fail(name, f"{label} must be a date written MM/DD/YYYY (you entered "
+                          f"'{value[:20]}').")
+        return None
+    if earliest is not None and day < earliest:
+        reader.fail(name, f"{label} cannot be before {earliest:%m/%d/%Y}.")
+        return None
+    if latest is not None and day > latest:
+        reader.fail(name, f"{label} cannot be after {latest:%m/%d/%Y}.")
+        return None
+    return day

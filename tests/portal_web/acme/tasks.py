@@ -61,6 +61,24 @@ class TaskRun:
         ehr.login(user, EHR_PASSWORDS[user])
         return ehr
 
+    def add_seed_rows(self, system: str, rows_yaml: str) -> None:
+        """Rows that belong to the starting state (written as seed rows, then snapshotted
+        again), e.g. a claim still in process that no task seed holds."""
+        from sandbox.clock import SandboxClock
+        from sandbox.seeding import checkpoint, load_rows, snapshot
+        from sandbox.stores import open_store
+
+        path = self.path / f"extra-{system}.yaml"
+        path.write_text(rows_yaml)
+        store_path = self.path / "stores" / f"{system}.sqlite"
+        store = open_store(system, store_path, SandboxClock.load(self.path / "clock.json"))
+        try:
+            load_rows(store, path)
+        finally:
+            store.dispose()
+        checkpoint(store_path)
+        snapshot(self.path)
+
     def close(self) -> None:
         for app in self.apps:
             for site in app.sites.values():
