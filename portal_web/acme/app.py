@@ -27,7 +27,7 @@ from portal_web.settings import PortalSettings
 
 VIEW_MODULES: tuple[str, ...] = (
     "auth", "home",
-    "appeals", "p2p", "claims", "corrections",  # post-decision side: appeals, peer-to-peer, claims, corrections, DME link
+    "appeals", "p2p", "claims", "corrections", "dme_link",  # post-decision side: appeals, peer-to-peer, claims, corrections, DME link
 )
 VIEW_PACKAGE = "portal_web.acme.views"
 COOKIE_NAME = "ACMEPORTALSESSION"
