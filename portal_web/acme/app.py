@@ -26,8 +26,8 @@ from portal_web.common.templating import make_templates
 from portal_web.settings import PortalSettings
 
 VIEW_MODULES: tuple[str, ...] = (
-    "auth", "home",
-    "appeals", "p2p", "claims", "corrections", "dme_link",  # post-decision side: appeals, peer-to-peer, claims, corrections, DME link
+    "auth", "home", "eligibility", "lookup", "codes", "requests", "steps", "cases", "policies",
+    "appeals", "p2p", "claims", "corrections", "dme_link",  # post-decision side
 )
 VIEW_PACKAGE = "portal_web.acme.views"
 COOKIE_NAME = "ACMEPORTALSESSION"

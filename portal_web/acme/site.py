@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+import portal_web.common.convertors  # noqa: F401 - registers {x:id} for every view module
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.requests import login_required, principal_of, session_of
 from portal_web.common.sessions import Principal, SessionStore
@@ -85,6 +86,8 @@ class AcmeSite:
     stores: EpisodeStores
     templates: Jinja2Templates
     sessions: SessionStore
+    # members whose forced session expiry (pa-19) already happened in this episode
+    expired_members: set[str] = field(default_factory=set)
 
     # -- time and data ----------------------------------------------------------------
     def now(self) -> datetime:

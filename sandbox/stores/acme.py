@@ -210,11 +210,18 @@ class Policy(Base):
 
 
 # -- PA requirement lookup (pa-06, pa-14) ------------------------------------------------
+RULE_DETERMINATIONS = ("required", "not_required", "notification_only", "delegated",
+                       "not_covered")
+
+
 class PaRule(Base):
     """Whether a code needs prior authorization under a plan.
 
     ``place_of_service`` None applies to every place; a row with a specific place wins over
     it (see :func:`match_rule`). ``submit_via`` tells the office where a request goes.
+    ``determination`` refines ``requires_pa`` where the answer is neither plain yes nor no
+    (see :func:`rule_determination`); ``units_threshold`` is the number of units a member
+    may receive without authorization (more units need one).
     """
 
     __tablename__ = "pa_rules"
@@ -232,6 +239,24 @@ class PaRule(Base):
     notes: Mapped[str] = mapped_column(Text, default="")
     effective_from: Mapped[date] = mapped_column(Date)
     effective_to: Mapped[date | None] = mapped_column(Date, default=None)
+    determination: Mapped[str | None] = mapped_column(String(20), default=None)
+    delegated_vendor: Mapped[str | None] = mapped_column(String(120), default=None)
+    units_threshold: Mapped[int | None] = mapped_column(Integer, default=None)
+
+
+def rule_determination(rule: PaRule, units: int | None = None) -> str:
+    """One of ``RULE_DETERMINATIONS`` for a lookup of ``units`` under ``rule``.
+
+    A rule without ``determination`` answers ``required``/``not_required`` from
+    ``requires_pa``; a units threshold makes a request of at most that many units
+    ``not_required``.
+    """
+    if rule.determination:
+        return rule.determination
+    if rule.requires_pa and rule.units_threshold is not None and units is not None \
+            and units <= rule.units_threshold:
+        return "not_required"
+    return "required" if rule.requires_pa else "not_required"
 
 
 def match_rule(rules: list[PaRule], code: str, place_of_service: str | None) -> PaRule | None:
@@ -260,6 +285,8 @@ class RuleLookup(Base):
     matched_rule_id: Mapped[str | None] = mapped_column(String(20), default=None)
     requires_pa: Mapped[bool | None] = mapped_column(Boolean, default=None)  # None: no rule
     looked_up_at: Mapped[datetime] = mapped_column(DateTime)
+    units: Mapped[int | None] = mapped_column(Integer, default=None)
+    determination: Mapped[str | None] = mapped_column(String(20), default=None)  # as shown
 
 
 # -- questionnaires ----------------------------------------------------------------------
@@ -275,7 +302,8 @@ class PaQuestionnaire(Base):
 
 class PaQuestion(Base):
     """One question; it shows only when ``enable_question_key`` ``enable_operator``
-    ``enable_value`` holds (FHIR enableWhen semantics, one condition)."""
+    ``enable_value`` holds (FHIR enableWhen semantics). Further conditions are rows of
+    ``pa_question_conditions``; ``enable_behavior`` says whether all or any must hold."""
 
     __tablename__ = "pa_questions"
     __table_args__ = (UniqueConstraint("questionnaire_id", "question_key"),)
@@ -293,6 +321,40 @@ class PaQuestion(Base):
     enable_question_key: Mapped[str | None] = mapped_column(String(40), default=None)
     enable_operator: Mapped[str | None] = mapped_column(String(8), default=None)
     enable_value: Mapped[str | None] = mapped_column(String(100), default=None)
+    enable_behavior: Mapped[str] = mapped_column(String(3), default="all")  # all, any
+
+
+class PaQuestionCondition(Base):
+    """A further enableWhen condition of a question (beside its inline one)."""
+
+    __tablename__ = "pa_question_conditions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("pa_questions.id"))
+    enable_question_key: Mapped[str] = mapped_column(String(40))
+    enable_operator: Mapped[str] = mapped_column(String(8))
+    enable_value: Mapped[str] = mapped_column(String(100), default="")
+
+
+class PaDecisionRule(Base):
+    """How Acme decides a new request some sandbox minutes after it is submitted.
+
+    The portal shows the decision once the time has passed without writing it, so what a
+    submission stored stays as submitted. A rule matches on any of plan, case type and
+    service code (None matches everything); the lowest ``priority`` that matches applies.
+    """
+
+    __tablename__ = "pa_decision_rules"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    priority: Mapped[int] = mapped_column(Integer, default=100)
+    plan_id: Mapped[int | None] = mapped_column(ForeignKey("plans.id"), default=None)
+    case_type: Mapped[str | None] = mapped_column(String(24), default=None)
+    service_code: Mapped[str | None] = mapped_column(String(10), default=None)
+    after_minutes: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(20))  # approved, partially_approved, denied, pended
+    approved_units_percent: Mapped[int] = mapped_column(Integer, default=100)
+    reason_code: Mapped[str | None] = mapped_column(String(12), default=None)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    reviewer_name: Mapped[str] = mapped_column(String(120), default="Acme Utilization Management")
 
 
 # -- cases -------------------------------------------------------------------------------

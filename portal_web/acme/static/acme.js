@@ -51,5 +51,42 @@
     });
     window.setTimeout(tick, 1000);
   }
+  // ICD-10-CM search beside a diagnosis list: suggestions while typing, Add appends the
+  // chosen code as a new line. Without the script the list is typed by hand.
+  function icdSearch() {
+    var box = document.querySelector(".icd-search");
+    if (!box) { return; }
+    var input = document.getElementById("icd-search-input");
+    var list = document.getElementById("icd-suggestions");
+    var target = document.getElementById(box.getAttribute("data-target"));
+    var timer = null;
+    input.addEventListener("input", function () {
+      window.clearTimeout(timer);
+      var q = input.value.trim();
+      if (q.length < 3 || /^[A-Za-z][0-9][0-9A-Za-z.]* - /.test(q)) { return; }
+      timer = window.setTimeout(function () {
+        fetch("/auth/codes/icd10?q=" + encodeURIComponent(q), { credentials: "same-origin" })
+          .then(function (r) { return r.ok ? r.json() : []; })
+          .then(function (rows) {
+            list.innerHTML = "";
+            rows.forEach(function (row) {
+              var option = document.createElement("option");
+              option.value = row.code + " - " + row.description;
+              list.appendChild(option);
+            });
+          });
+      }, 200);
+    });
+    document.getElementById("icd-add").addEventListener("click", function () {
+      var code = input.value.trim().split(" ")[0].toUpperCase();
+      if (!code) { return; }
+      var lines = target.value.split(/\s*[\n,;]\s*/).filter(Boolean);
+      if (lines.indexOf(code) < 0) { lines.push(code); }
+      target.value = lines.join("\n");
+      input.value = "";
+      input.focus();
+    });
+  }
   document.addEventListener("DOMContentLoaded", idleWarning);
+  document.addEventListener("DOMContentLoaded", icdSearch);
 })();

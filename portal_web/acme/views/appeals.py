@@ -130,6 +130,9 @@ async def start(request: Request) -> Response:
     """Choose the decision to appeal: a denied authorization, a claim, or an upheld appeal."""
     site = site_of(request)
     user = user_of(request)
+    case_param = request.query_params.get("case", "")
+    if case_param.isdigit() and len(case_param) <= 9:  # "Appeal this decision" on a case
+        return RedirectResponse(f"/appeals/new/case/{case_param}", 303)
     claim_number = re.sub(r"\D", "", request.query_params.get("claim_number", ""))[:24]
     reference = request.query_params.get("reference", "").strip().upper()[:24]
     lookup_error = None

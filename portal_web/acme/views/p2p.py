@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.acme.appeal_subjects import NotAppealable, Subject, case_subject
@@ -233,8 +233,18 @@ async def cancel(request: Request) -> Response:
         return form.redirect(f"/p2p/case/{case_id}")
 
 
+@area_view(AREA)
+async def from_case(request: Request) -> Response:
+    """"Request peer-to-peer" on a case page: its scheduling page."""
+    raw = request.query_params.get("case", "")
+    if not raw.isdigit() or len(raw) > 9:
+        return RedirectResponse("/p2p", 303)
+    return RedirectResponse(f"/p2p/case/{raw}", 303)
+
+
 routes = [
     Route("/p2p", overview, methods=["GET"], name="p2p"),
+    Route("/p2p/new", from_case, methods=["GET"]),
     Route("/p2p/case/{case_id:id}", schedule, methods=["GET", "POST"], name="p2p_case"),
     Route("/p2p/requests/{request_id:id}", booking_page, methods=["GET"], name="p2p_request"),
     Route("/p2p/requests/{request_id:id}/cancel", cancel, methods=["POST"]),

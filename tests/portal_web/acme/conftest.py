@@ -22,3 +22,10 @@ def portal_for(seeds: SeedCache):
         return portal
 
     return make
+
+
+@pytest.fixture(scope="session")
+def task_seeds(tmp_path_factory: pytest.TempPathFactory):
+    from tests.portal_web.acme.tasks import TaskSeeds
+
+    return TaskSeeds(tmp_path_factory.mktemp("acme-tasks"))

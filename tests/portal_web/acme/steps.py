@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from tests.portal_web.acme.post_tasks import location_id, post_form
 from tests.portal_web.acme.support import Portal
-from tests.portal_web.acme.tasks import location_id, post_form
 
 CONTACT = {"contact_name": "Dana Whitfield", "contact_phone": "217-555-0100"}
 

@@ -1,96 +1,111 @@
-"""Playing a task through the Acme portals' HTTP forms and grading it with its verifier.
+"""Task runs for the Acme portal's gold-path tests: a seeded task (with its own episode
+id), one app serving the portal, the web EHR and the Workspace, a client per host, and the
+task's verifier on the run directory.
 
-A :class:`TaskRun` is a fresh copy of the task's seeded run (``sandbox.seeding.seed_task``)
-with TestClients that use the run's own episode id, so every row the forms write counts
-under the channel rule exactly as an agent's browser writes would. ``grade()`` closes the
-apps' stores (folding their WAL back) and grades the run with the task's ``verify.py``
-(the deterministic rubric judge).
+The seed is made once per task (per test session) and copied for each test.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field
+import shutil
+import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.testclient import TestClient
 
 from portal_web import create_app
-from sandbox.catalog import TaskSpec, load_catalog
-from tests.portal_web.acme.support import HOST, PASSWORDS, Portal
-from tests.portal_web.support import PASSWORDS as EHR_PASSWORDS
-from tests.portal_web.support import Ehr, SeedCache, form_tokens_for, tokens
+from sandbox.catalog import load_catalog
+from sandbox.seeding import seed_task
+from tests.portal_web.acme.support import HOST, Portal, form_values
+from tests.portal_web.support import Ehr, feedback
 from verifier import Report, grade
 
-DME_HOST = "http://dme.acmehealth.test"
+EPISODE = "ep-acme-gold"
 EHR_HOST = "http://emr.clinic.test"
+WORKSPACE_HOST = "http://workspace.local"
+CATALOG = load_catalog()
+
+
+class TaskSeeds:
+    """Each task seeded once (episode ``EPISODE``); :meth:`run` hands out fresh copies."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.count = 0
+
+    def run(self, alias: str) -> TaskRun:
+        template = self.root / "seeded" / alias
+        if not template.exists():
+            seed_task(CATALOG.get(alias), None, template, episode_id=EPISODE)
+        self.count += 1
+        copy = self.root / "runs" / f"{alias}-{self.count}"
+        shutil.copytree(template, copy)
+        return TaskRun(alias, copy)
 
 
 @dataclass
 class TaskRun:
-    """One seeded run of a task, its web apps, and the clients an agent would use."""
+    """One run of a task served to three clients (portal, EHR, Workspace)."""
 
-    spec: TaskSpec
+    alias: str
     path: Path
-    episode_id: str
-    apps: list = field(default_factory=list)
 
-    def _app(self, sites: list[str]):  # noqa: ANN202 - a HostDispatcher
-        app = create_app({"run_dir": self.path, "episode_id": self.episode_id,
-                          "sites": sites})
-        self.apps.append(app)
-        return app
+    def __post_init__(self) -> None:
+        self.app = create_app({"run_dir": self.path, "episode_id": EPISODE,
+                               "sites": ["acme", "ehr", "workspace"]})
+        self.portal = Portal(TestClient(self.app, base_url=HOST), self.path)
+        self.ehr = Ehr(TestClient(self.app, base_url=EHR_HOST), self.path)
+        self.workspace = TestClient(self.app, base_url=WORKSPACE_HOST)
 
-    def portal(self, user: str | None = "riverside.pa") -> Portal:
-        portal = Portal(TestClient(self._app(["acme"]), base_url=HOST), self.path)
-        if user:
-            portal.login(user)
-        return portal
-
-    def dme(self, user: str | None = "riverside.pa") -> Portal:
-        """A client on the DME portal (``dme.acmehealth.test``), logged in there."""
-        client = TestClient(self._app(["acme", "dme"]), base_url=DME_HOST)
-        dme = Portal(client, self.path)
-        if user:
-            dme.login(user, PASSWORDS[user])
-        return dme
-
-    def ehr(self, user: str = "pa.coord") -> Ehr:
-        ehr = Ehr(TestClient(self._app(["ehr"]), base_url=EHR_HOST), self.path)
-        ehr.login(user, EHR_PASSWORDS[user])
-        return ehr
-
-    def add_seed_rows(self, system: str, rows_yaml: str) -> None:
-        """Rows that belong to the starting state (written as seed rows, then snapshotted
-        again), e.g. a claim still in process that no task seed holds."""
-        from sandbox.clock import SandboxClock
-        from sandbox.seeding import checkpoint, load_rows, snapshot
-        from sandbox.stores import open_store
-
-        path = self.path / f"extra-{system}.yaml"
-        path.write_text(rows_yaml)
-        store_path = self.path / "stores" / f"{system}.sqlite"
-        store = open_store(system, store_path, SandboxClock.load(self.path / "clock.json"))
+    # -- EHR side ------------------------------------------------------------------------
+    def ehr_document(self, doc_id: int) -> tuple[str, bytes]:
+        """Download an EHR document as the user does (Documents > Download)."""
+        conn = sqlite3.connect(f"file:{self.path / 'stores' / 'ehr.sqlite'}?mode=ro", uri=True)
         try:
-            load_rows(store, path)
+            name, pid = conn.execute("select name, foreign_id from documents where id = ?",
+                                     (doc_id,)).fetchone()
         finally:
-            store.dispose()
-        checkpoint(store_path)
-        snapshot(self.path)
+            conn.close()
+        response = self.ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
+        assert response.status_code == 200 and response.content.startswith(b"%PDF"), \
+            "log in to the EHR before downloading its documents"
+        return name, response.content
 
+    def ehr_edit(self, url: str, changes: dict[str, str], action: str | None = None) -> None:
+        """Open an EHR form, change some fields, save it (as a user would)."""
+        page = self.ehr.client.get(url)
+        assert page.status_code == 200, page.text[:500]
+        target = action or url.split("?")[0]
+        data = {**form_values(page.text, target), **changes}
+        response = self.ehr.client.post(target, data=data, follow_redirects=False)
+        assert response.status_code == 303, feedback(response.text) or response.text[:1500]
+
+    def input_file(self, name: str) -> bytes:
+        return (self.path / "input" / name).read_bytes()
+
+    def write_output(self, name: str, text: str) -> None:
+        """Create and save an Output file through the Workspace's forms."""
+        origin = {"origin": WORKSPACE_HOST}
+        created = self.workspace.post("/new", data={"kind": name.rsplit(".", 1)[1],
+                                                    "name": name}, headers=origin,
+                                      follow_redirects=False)
+        assert created.status_code == 303, created.text[:500]
+        saved = self.workspace.post(f"/edit/{name}", data={"text": text}, headers=origin,
+                                    follow_redirects=False)
+        assert saved.status_code == 303, saved.text[:500]
+
+    # -- grading ---------------------------------------------------------------------------
     def close(self) -> None:
-        for app in self.apps:
-            for site in app.sites.values():
-                for name in ("acme", "ehr"):
-                    holder = getattr(site.state, name, None)
-                    if holder is not None:
-                        holder.stores.dispose()
-        self.apps.clear()
+        for app in set(self.app.sites.values()):
+            for attr in ("acme", "ehr"):
+                site = getattr(app.state, attr, None)
+                if site is not None:
+                    site.stores.dispose()
 
     def grade(self) -> Report:
         self.close()
-        report = grade(self.spec, self.path, judge="rubric")
+        report = grade(CATALOG.get(self.alias), self.path, judge="rubric")
         assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
         return report
 
@@ -101,38 +116,3 @@ class TaskRun:
         score = self.grade().score
         assert score is not None
         return score
-
-
-def task_run(seeds: SeedCache, alias: str, variant: str | None = None) -> TaskRun:
-    path = seeds.run(alias, variant)
-    episode = json.loads((path / "run.json").read_text())["episode_id"]
-    return TaskRun(load_catalog().get(alias), path, episode)
-
-
-def ehr_document(ehr: Ehr, pid: int, doc_id: int) -> tuple[str, bytes]:
-    """Download a chart document through the EHR (as the agent saves it to Downloads)."""
-    response = ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
-    assert response.status_code == 200, response.text[:300]
-    match = re.search(r'filename="([^"]+)"', response.headers.get("content-disposition", ""))
-    return (match[1] if match else f"document-{doc_id}.pdf"), response.content
-
-
-def post_form(client: TestClient, page_url: str, action: str, data: dict | list,
-              files: dict | list | None = None, follow: bool = False):  # noqa: ANN201
-    """GET ``page_url`` and POST the form that targets ``action`` with its tokens."""
-    page = client.get(page_url)
-    assert page.status_code == 200, page.text[:800]
-    found = form_tokens_for(page.text, action)
-    body = {**found, **data} if isinstance(data, dict) else [*found.items(), *data]
-    return client.post(action, data=body, files=files, follow_redirects=follow)
-
-
-def location_id(response, pattern: str) -> int:  # noqa: ANN001 - httpx.Response
-    """The number a redirect's Location carries (``/appeals/(\\d+)/documents``)."""
-    assert response.status_code == 303, response.text[:1500]
-    match = re.search(pattern, response.headers["location"])
-    assert match, response.headers["location"]
-    return int(match[1])
-
-
-__all__ = ["TaskRun", "ehr_document", "location_id", "post_form", "task_run", "tokens"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.portal_web.acme.post_tasks import TaskRun, post_form, task_run
 from tests.portal_web.acme.steps import appeal_details, file_appeal, start_appeal, submit_appeal
-from tests.portal_web.acme.tasks import TaskRun, post_form, task_run
 
 # -- pa-12 ----------------------------------------------------------------------------------
 L2, FORM, ATTACH, EHR_LOG = 0.35, 0.35, 0.15, 0.15

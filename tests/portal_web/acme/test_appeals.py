@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.portal_web.acme.post_tasks import ehr_document, post_form, task_run
 from tests.portal_web.acme.steps import (
     appeal_details,
     attach,
@@ -13,7 +14,6 @@ from tests.portal_web.acme.steps import (
     submit_appeal,
 )
 from tests.portal_web.acme.support import feedback
-from tests.portal_web.acme.tasks import ehr_document, post_form, task_run
 
 LINK, ATTACH, FACTS, ARGUMENT = 0.15, 0.25, 0.35, 0.25
 BROOKS_PID = 103

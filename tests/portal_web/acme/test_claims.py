@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from tests.portal_web.acme.post_tasks import TaskRun, location_id, post_form, task_run
 from tests.portal_web.acme.support import feedback
-from tests.portal_web.acme.tasks import TaskRun, location_id, post_form, task_run
 from tests.portal_web.support import form_tokens_for
 
 STATUS, REFERENCED, UNITS, NO_OTHER = 0.20, 0.30, 0.40, 0.10

@@ -11,8 +11,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from tests.portal_web.acme.support import feedback
-from tests.portal_web.acme.tasks import (
+from tests.portal_web.acme.post_tasks import (
     DME_HOST,
     TaskRun,
     ehr_document,
@@ -20,6 +19,7 @@ from tests.portal_web.acme.tasks import (
     post_form,
     task_run,
 )
+from tests.portal_web.acme.support import feedback
 
 CHECKED, DECISION, FIELDS = 0.30, 0.40, 0.30
 KIM = 4  # Acme members.id

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from tests.portal_web.acme.post_tasks import TaskRun, location_id, post_form, task_run
 from tests.portal_web.acme.support import feedback
-from tests.portal_web.acme.tasks import TaskRun, location_id, post_form, task_run
 
 VALID, FREE, EVENT = 0.40, 0.30, 0.30
 PAGE = "/p2p/case/1000"

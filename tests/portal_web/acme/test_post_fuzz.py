@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.portal_web.acme.post_tasks import TaskRun, location_id, post_form, task_run
 from tests.portal_web.acme.steps import appeal_details, start_appeal
-from tests.portal_web.acme.tasks import TaskRun, location_id, post_form, task_run
 from tests.portal_web.support import form_tokens_for
 
 NAMES = re.compile(r'name="([A-Za-z0-9_\-]+)"')

@@ -1,0 +1,79 @@
+"""pa-16 through the portal's forms: the network gap exception for Silva, Ana's pulmonary
+valve surgery (30% provider identifiers, 25% distance evidence, 25% clinical fields,
+20% EHR update)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.portal_web.acme.tasks import TaskRun
+
+MEMBER = "ACM933016274"
+PROVIDERS = {"requesting_npi": "1234567893", "requesting_name": "Dr. Kwame Osei",
+             "requesting_tin": "36-4829175", "requesting_taxonomy": "207Q00000X",
+             "rendering_npi": "1382947566", "rendering_name": "Dr. Elena Whitcomb",
+             "rendering_tin": "74-3302918", "rendering_taxonomy": "2086S0105X"}
+SERVICE = {"service_code": "33475", "units": "1", "unit_type": "units",
+           "service_from": "2026-11-02", "service_to": "2026-12-31", "place_of_service": "21",
+           "icd10_codes": "Q21.3\nI37.1", "urgency": "expedited"}
+GAP = {"specialty_needed": "Pediatric cardiothoracic surgery",
+       "nearest_in_network_miles": "187",
+       "nearest_in_network_provider": "Dr. Priya Venkataraman, Children's Heart Center of "
+                                      "Indianapolis",
+       "requested_provider_miles": "142", "clinical_urgency": "urgent",
+       "urgency_rationale": "Severe pulmonary regurgitation with RV dilation; surgery "
+                            "recommended within 30 days (cardiology 2026-10-08)."}
+CARDIOLOGY_NOTE = 1001
+
+
+def request_exception(run: TaskRun, gap: dict = GAP, providers: dict = PROVIDERS,
+                      search_attached: bool = True) -> str:
+    portal = run.portal
+    case_id = portal.start_request("network_exception", MEMBER)
+    portal.step(case_id, "provider", providers)
+    portal.step(case_id, "service", SERVICE)
+    portal.step(case_id, "exception", gap)
+    if search_attached:
+        portal.upload(case_id, "network_search.pdf", run.input_file("network_search.pdf"),
+                      "network_search")
+    name, content = run.ehr_document(CARDIOLOGY_NOTE)
+    portal.upload(case_id, name, content, "clinical_note")
+    portal.finish_attachments(case_id)
+    reference = portal.submit_request(case_id)
+    assert reference
+    return reference
+
+
+def record(run: TaskRun, reference: str) -> None:
+    run.ehr_edit("/patient/116/transactions/1001", {"form_refer_payer_case": reference})
+
+
+@pytest.fixture
+def run(task_seeds) -> TaskRun:
+    run = task_seeds.run("pa-16")
+    run.portal.login()
+    run.ehr.login("pa.coord")
+    return run
+
+
+def test_gold_path_scores_one(run):
+    record(run, request_exception(run))
+    assert run.fractions() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_distance_of_the_requested_surgeon_instead_of_the_nearest_in_network(run):
+    record(run, request_exception(run, {**GAP, "nearest_in_network_miles": "142"}))
+    assert run.score() == pytest.approx(0.30 + 0.25 / 2 + 0.25 + 0.20)
+
+
+def test_clinic_tin_instead_of_the_surgeon_and_search_not_attached(run):
+    record(run, request_exception(run, providers={**PROVIDERS, "rendering_tin": "36-4829175"},
+                                  search_attached=False))
+    assert run.score() == pytest.approx(0.30 / 2 + 0.25 / 2 + 0.25 + 0.20)
+
+
+def test_out_of_network_status_shows_on_the_provider_step(run):
+    case_id = run.portal.start_request("network_exception", MEMBER)
+    run.portal.step(case_id, "provider", PROVIDERS)
+    page = run.portal.client.get(f"/auth/requests/{case_id}/provider").text
+    assert "Out of network" in page
