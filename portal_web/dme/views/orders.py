@@ -30,6 +30,7 @@ from portal_web.dme.catalog import (
     is_power_mobility,
     length_of_need_label,
 )
+from portal_web.dme.drafts import STEP, commit_order, draft_row, order_of, save_draft
 from portal_web.dme.orderform import apply, missing, read_order, stored_values, values_of, warnings
 from sandbox.stores.acme import (
     STATUS_LABELS,
@@ -60,9 +61,10 @@ def _member(db, member_id: int) -> tuple[Member, Plan]:  # noqa: ANN001
 
 
 def _order(db, case_id: int) -> tuple[PaCase, DmeOrder]:  # noqa: ANN001
+    """The order and its facts (a draft's from its saved form state)."""
     case = db.get(PaCase, case_id)
-    order = db.scalar(select(DmeOrder).where(DmeOrder.case_id == case_id)) if case else None
-    if case is None or case.case_type != "dme" or order is None:
+    order = order_of(db, case) if case is not None and case.case_type == "dme" else None
+    if case is None or order is None:
         raise HTTPException(404, f"DME order {case_id} was not found. Open it from Orders & "
                                  "drafts.")
     return case, order
@@ -147,13 +149,13 @@ async def new_order(request: Request) -> Response:
         with site.writer(request) as db:
             case = PaCase(case_type="dme", status="draft", member_id=member.id,
                           plan_id=plan.id, place_of_service="12", submitted_via=None,
-                          wizard_step="order", created_by=user.username, created_at=now,
+                          wizard_step=STEP, created_by=user.username, created_at=now,
                           updated_at=now)
             db.add(case)
             db.flush()
-            order = DmeOrder(case_id=case.id)
-            db.add(order)
+            order = DmeOrder(product_description="")
             apply(case, order, values, supplier_name, ordering)
+            save_draft(db, case, order, user.user_id, now)
             case_id = case.id
         site.flash(request, "Order saved as a draft." if not complete else
                    "Order saved. Attach the documents Acme requires.")
@@ -182,11 +184,13 @@ async def edit_order(request: Request) -> Response:
                 return site.render(request, "order_form.html", _form_context(
                     request, db, member, plan, r.raw, r.errors, case), area="new")
             supplier_name, ordering = _names(db, values)
+        now = site.now()
         with site.writer(request) as db:
             row, order_row = _draft(db, case_id)
             apply(row, order_row, values, supplier_name, ordering)
-            if db.is_modified(row) or db.is_modified(order_row):
-                row.updated_at = site.now()
+            changed = save_draft(db, row, order_row, user_of(request).user_id, now)
+            if changed or db.is_modified(row):
+                row.updated_at = now
         site.flash(request, "Draft saved." if not complete else
                    "Order saved. Attach the documents Acme requires.")
         return form.redirect(f"/orders/{case_id}/documents" if complete
@@ -318,7 +322,8 @@ async def submit(request: Request) -> Response:
         now = site.now()
         status = site.setting("cases.submitted_status") or "in_review"
         with site.writer(request) as db:
-            row, _ = _draft(db, case_id)
+            row, order = _draft(db, case_id)
+            commit_order(db, row, order)
             row.reference_number = next_reference(db, PaCase.reference_number, PA_CASE)
             row.status = status if status in STATUS_LABELS else "in_review"
             row.submitted_via = "portal"
@@ -338,10 +343,12 @@ async def delete_draft(request: Request) -> Response:
         if form.replay:
             return form.replay
         with site.writer(request) as db:
-            case, order = _draft(db, case_id)
+            case, _ = _draft(db, case_id)
             for row in _attachments(db, case_id):
                 db.delete(row)
-            db.delete(order)
+            draft = draft_row(db, case_id)
+            if draft is not None:
+                db.delete(draft)
             db.flush()
             db.delete(case)
         site.flash(request, "The draft order was deleted.")
@@ -377,15 +384,14 @@ async def order_list(request: Request) -> Response:
     site = site_of(request)
     show = request.query_params.get("show", "")
     with site.reader() as db:
-        query = (select(PaCase, Member, DmeOrder).join(Member, Member.id == PaCase.member_id)
-                 .join(DmeOrder, DmeOrder.case_id == PaCase.id)
+        query = (select(PaCase, Member).join(Member, Member.id == PaCase.member_id)
                  .where(PaCase.case_type == "dme"))
         if show == "drafts":
             query = query.where(PaCase.status == "draft")
         elif show == "submitted":
             query = query.where(PaCase.status != "draft")
-        rows = list(db.execute(query.order_by(PaCase.updated_at.desc().nulls_last(),
-                                              PaCase.id.desc())))
+        rows = [(case, member, order_of(db, case)) for case, member in db.execute(
+            query.order_by(PaCase.updated_at.desc().nulls_last(), PaCase.id.desc()))]
     return site.render(request, "orders.html", {
         "page_title": "Orders & drafts", "rows": rows, "labels": STATUS_LABELS, "show": show,
         "items": DME_ITEMS, "breadcrumbs": [("Orders & drafts", None)]}, area="orders")

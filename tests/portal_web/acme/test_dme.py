@@ -208,3 +208,32 @@ def test_users_not_enrolled_for_dme_are_kept_out(complete):
     response = dme.client.post("/login", data={
         **tokens(page), "username": "riverside.billing", "password": "AcmeBilling#2026"})
     assert "not enrolled for the DME portal" in response.text
+
+
+def test_a_dme_draft_is_an_ordinary_acme_draft(default):
+    """Only submitted orders have a dme_orders row; a draft keeps its order facts in
+    pa_drafts, so the provider portal's My drafts can list and delete it."""
+    dme = default.dme()
+    response = save_order(dme, {"hcpcs": "K0823", "height_in": "70"}, action="save")
+    case_id = location_id(response, r"/orders/(\d+)/edit")
+    assert dme.count("dme_orders") == 0
+    assert '"height_in": 70.0' in dme.query(
+        "select form_state from pa_drafts where case_id = ?", case_id)[0][0]
+    portal = default.portal()
+    assert f"/auth/requests/{case_id}/" in portal.client.get("/auth/drafts").text
+    deleted = post_form(portal.client, "/auth/drafts", f"/auth/requests/{case_id}/delete", {})
+    assert deleted.status_code == 303
+    assert dme.count("pa_cases", "id = ?", case_id) == 0
+    assert dme.count("pa_drafts", "case_id = ?", case_id) == 0
+
+
+def test_deleting_a_draft_in_the_dme_portal_removes_its_documents(default):
+    dme = default.dme()
+    case_id = location_id(save_order(dme, {"hcpcs": "K0823"}, action="save"),
+                          r"/orders/(\d+)/edit")
+    assert attach(dme, case_id, "f2f.pdf", b"%PDF-1.4\nface to face",
+                  "face_to_face_note").status_code == 303
+    response = post_form(dme.client, f"/orders/{case_id}/documents",
+                         f"/orders/{case_id}/delete", {})
+    assert response.status_code == 303
+    assert dme.count("attachments") == dme.count("pa_cases", "id = ?", case_id) == 0
