@@ -237,3 +237,34 @@ def test_deleting_a_draft_in_the_dme_portal_removes_its_documents(default):
                          f"/orders/{case_id}/delete", {})
     assert response.status_code == 303
     assert dme.count("attachments") == dme.count("pa_cases", "id = ?", case_id) == 0
+
+
+def test_pa14_hospital_bed_through_the_dme_portal_scores_its_submission_parts(seeds):
+    """pa-14 case 10 (Jensen, Walt: E0260 semi-electric bed, not a power mobility device):
+    the channel and submission parts through the DME portal; the worklist-item part is the
+    EHR's and is left out here."""
+    run = task_run(seeds, "pa-14")
+    ehr = run.ehr()
+    documents = [(*ehr_document(ehr, 134, doc), kind)
+                 for doc, kind in ((1011, "face_to_face_note"), (1012, "prescription"))]
+    dme = run.dme()
+    jensen = dme.query("select id from members where member_number = 'ACM800220310'")[0][0]
+    url = f"/orders/new?member={jensen}"
+    response = post_form(dme.client, url, url, {
+        "action": "continue", "order_date": "10/12/2026", "ordering_name": "Kwame Osei, MD",
+        "ordering_npi": "1234567893", "hcpcs": "E0260", "quantity": "1",
+        "length_of_need": "99", "product_description": "Semi-electric hospital bed with "
+        "side rails and innerspring mattress; head of bed elevation above 30 degrees.",
+        "icd10_primary": "I50.22", "f2f_exam_date": "10/06/2026",
+        "f2f_provider_npi": "1234567893", "supplier_npi": "1309485724", "height_in": "71",
+        "weight_lb": "198"})
+    case_id = location_id(response, r"/orders/(\d+)/documents")
+    for name, content, kind in documents:
+        assert attach(dme, case_id, name, content, kind).status_code == 303
+    assert submit(dme, case_id).status_code == 303
+    report = run.grade()
+    check = next(c for c in report.checks if c.name.startswith("cases 7-10"))
+    case10 = next(p for p in check.evidence["parts"] if p["part"] == "case 10")
+    parts = {p["part"]: p["fraction"] for p in case10["parts"]}
+    assert parts["submitted through the right channel"] == 1.0
+    assert parts["submission fields"] == 1.0
