@@ -85,10 +85,7 @@ def save_draft(db: Session, case: PaCase, order: DmeOrder, portal_user_id: int,
 
 
 def commit_order(db: Session, case: PaCase, order: DmeOrder) -> DmeOrder:
-    """On submission: the ``dme_orders`` row from the draft's state; the draft state goes."""
+    """On submission: the ``dme_orders`` row, from the draft's state."""
     row = DmeOrder(case_id=case.id, **{name: getattr(order, name) for name in ORDER_COLUMNS})
     db.add(row)
-    draft = draft_row(db, case.id)
-    if draft is not None:
-        db.delete(draft)
     return row

@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from portal_web.acme import wizard
 from portal_web.acme.attachment_views import attachment_response, upload_context
-from portal_web.acme.references import PA_CASE, next_reference
 from portal_web.acme.site import guard, site_of, user_of
 from portal_web.acme.uploads import read_upload, store_attachment
 from portal_web.common.requests import posted_form
@@ -324,13 +324,10 @@ async def submit(request: Request) -> Response:
         with site.writer(request) as db:
             row, order = _draft(db, case_id)
             commit_order(db, row, order)
-            row.reference_number = next_reference(db, PaCase.reference_number, PA_CASE)
-            row.status = status if status in STATUS_LABELS else "in_review"
-            row.submitted_via = "portal"
-            row.submitted_at = now
-            row.updated_at = now
-            row.wizard_step = None
-            reference = row.reference_number
+            # the same submission as the provider portal's wizard: reference, status,
+            # times, decision due date; the draft state is kept, marked submitted
+            reference = wizard.submit(db, row, now=now, status=status if status in
+                                      STATUS_LABELS else "in_review")
         site.flash(request, f"DME order {reference} was submitted to Acme Health.")
         return form.redirect(f"/orders/{case_id}?submitted=1")
 
