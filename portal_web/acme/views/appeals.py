@@ -441,8 +441,6 @@ async def submit(request: Request) -> Response:
             row.reference_number = next_reference(db, Appeal.reference_number, APPEAL)
             row.status = "submitted"
             row.submitted_at = now
-            reference = row.reference_number
-        site.flash(request, f"Appeal {reference} was submitted.")
         return form.redirect(f"/appeals/{appeal_id}?filed=1")
 
 

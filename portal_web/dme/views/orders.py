@@ -326,9 +326,8 @@ async def submit(request: Request) -> Response:
             commit_order(db, row, order)
             # the same submission as the provider portal's wizard: reference, status,
             # times, decision due date; the draft state is kept, marked submitted
-            reference = wizard.submit(db, row, now=now, status=status if status in
-                                      STATUS_LABELS else "in_review")
-        site.flash(request, f"DME order {reference} was submitted to Acme Health.")
+            wizard.submit(db, row, now=now, status=status if status in STATUS_LABELS
+                          else "in_review")
         return form.redirect(f"/orders/{case_id}?submitted=1")
 
 
