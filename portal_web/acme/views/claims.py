@@ -71,7 +71,7 @@ def _criteria(r, mode: str, today: dt.date) -> dict[str, Any]:  # noqa: ANN001
     if mode == "claim":
         raw = re.sub(r"[\s-]", "", r.raw.get("claim_number", ""))
         if not raw:
-            r.fail("claim_number", "Claim number is required (11 digits, e.g. 26249001873).")
+            r.fail("claim_number", "Claim number is required (the 11 digits on the remittance advice).")
         elif not re.fullmatch(r"\d{11}", raw):
             r.fail("claim_number", f"Claim number: '{raw[:24]}' is not an Acme claim number; "
                                    "enter the 11 digits shown on the remittance advice.")
