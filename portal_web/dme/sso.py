@@ -41,7 +41,8 @@ def read_ticket(secret: str, ticket: str, now: dt.datetime, used: set[str]) -> s
     payload, _, signature = ticket.partition(".")
     if not payload or not signature or len(ticket) > 1000:
         raise TicketError("The sign-in link is incomplete.")
-    if not hmac.compare_digest(_sign(secret, payload.encode("ascii", "replace")), signature):
+    expected = _sign(secret, payload.encode("utf-8", "replace")).encode("ascii")
+    if not hmac.compare_digest(expected, signature.encode("utf-8", "replace")):
         raise TicketError("The sign-in link is not valid.")
     try:
         data = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))

@@ -160,3 +160,13 @@ def test_only_denied_decisions_can_be_appealed(seeds):
         "based on the new comparative dosimetry plan.", "Approve CPT 77525."))
     refused = portal.client.get(f"/appeals/{appeal_id}/level2")
     assert 'id="not-appealable"' in refused.text
+
+
+def test_the_case_pages_appeal_and_peer_to_peer_buttons_lead_here(pa03):
+    portal = pa03.portal()
+    case = portal.client.get("/auth/cases/1000").text
+    assert "/appeals/new?case=1000" in case and "/p2p/new?case=1000" in case
+    appeal = portal.client.get("/appeals/new?case=1000", follow_redirects=False)
+    assert appeal.headers["location"] == "/appeals/new/case/1000"
+    p2p = portal.client.get("/p2p/new?case=1000", follow_redirects=False)
+    assert p2p.headers["location"] == "/p2p/case/1000"

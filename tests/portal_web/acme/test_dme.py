@@ -268,3 +268,10 @@ def test_pa14_hospital_bed_through_the_dme_portal_scores_its_submission_parts(se
     parts = {p["part"]: p["fraction"] for p in case10["parts"]}
     assert parts["submitted through the right channel"] == 1.0
     assert parts["submission fields"] == 1.0
+
+
+@pytest.mark.parametrize("ticket", ["", "0.%C2%80", "abc.def", "x" * 2000])
+def test_a_bad_sign_in_link_goes_to_the_log_in_page(complete, ticket):
+    dme = complete.dme(user=None)
+    response = dme.client.get(f"/sso?ticket={ticket}", follow_redirects=False)
+    assert response.status_code == 303 and "/login?sso_error=" in response.headers["location"]
