@@ -120,3 +120,47 @@ def test_posted_forms_never_fail_and_refusals_write_nothing(seeds, alias, varian
             assert all(e["channel"] == "browser" for e in written)
 
     post()
+
+
+# (task, user, portal, path, query parameters)
+SEARCHES = [
+    ("pa-12", "riverside.pa", "acme", "/appeals", ("status", "level", "q", "sort", "dir")),
+    ("pa-12", "riverside.pa", "acme", "/appeals/new", ("claim_number", "reference", "case")),
+    ("pa-05", "riverside.pa", "acme", "/p2p/new", ("case",)),
+    ("pa-11", "riverside.billing", "acme", "/claims/status", ("by",)),
+    ("pa-11", "riverside.billing", "acme", "/claims/corrections/new", ("claim_number",)),
+    ("pa-04", "riverside.pa", "dme", "/members", ("member_id", "last_name", "dob", "start")),
+    ("pa-04", "riverside.pa", "dme", "/orders", ("show",)),
+    ("pa-04", "riverside.pa", "dme", "/orders/new", ("member",)),
+]
+
+
+@pytest.mark.parametrize(("alias", "user", "portal", "path", "params"), SEARCHES,
+                         ids=[f"{s[0]}:{s[3]}" for s in SEARCHES])
+def test_searches_and_links_never_fail(seeds, alias, user, portal, path, params):
+    run = task_run(seeds, alias)
+    client = (run.dme(user) if portal == "dme" else run.portal(user))
+
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(query=st.fixed_dictionaries({}, optional={name: values for name in params}))
+    def get(query):
+        mark = client.audit_mark()
+        response = client.client.get(path, params=query, follow_redirects=False)
+        assert response.status_code in (200, 303, 404), (response.status_code, query)
+        assert client.audit_since(mark) == []
+
+    get()
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(user=values, password=values)
+def test_dme_log_in_never_fails(seeds, user, password):
+    run = task_run(seeds, "pa-04")
+    dme = run.dme(user=None)
+    page = dme.client.get("/login").text
+    response = dme.client.post("/login", data={**form_tokens_for(page, "/login"),
+                                               "username": user, "password": password,
+                                               "next": user}, follow_redirects=False)
+    assert response.status_code in (200, 303)
