@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 import portal_web.common.convertors  # noqa: F401 - registers {x:id}
-from portal_web.acme.site import STATIC_DIR, TEMPLATES_DIR, AcmeSite
+from portal_web.acme.site import STATIC_DIR, TEMPLATES_DIR, AcmeSite, filesize
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.errors import error_handlers
 from portal_web.common.middleware import BrowserSessionMiddleware
@@ -56,6 +56,7 @@ def build_acme_app(settings: PortalSettings, *,
     """
     stores = EpisodeStores(settings)
     templates = make_templates([*template_dirs, TEMPLATES_DIR])
+    templates.env.filters["filesize"] = filesize
     holder: list[AcmeSite] = []
     sessions = SessionStore(cookie_name, lambda: holder[0].idle_timeout_s(),
                             now=lambda: stores.clock.now_local())

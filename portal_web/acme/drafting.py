@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -71,11 +70,3 @@ def after_save(request: Request, case: PaCase, step: str, action: str, return_to
     if return_to == "review":
         return f"/auth/requests/{case.id}/review"
     return f"/auth/requests/{case.id}/{wizard.next_step(case, step)}"
-
-
-def similar_cases_of(db: Session, case: PaCase, today) -> list[PaCase]:  # noqa: ANN001
-    return wizard.similar_requests(db, case, today)
-
-
-def member_choices(db: Session) -> dict[int, Member]:
-    return {m.id: m for m in db.scalars(select(Member))}

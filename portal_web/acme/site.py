@@ -167,6 +167,17 @@ class AcmeSite:
         session_of(request).data["flash"] = message
 
 
+def filesize(size: int | None) -> str:
+    """A file size as portals show it: 812 bytes, 45.3 KB, 2.1 MB."""
+    if size is None:
+        return ""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1048576:.1f} MB"
+
+
 def site_of(request: Request) -> AcmeSite:
     return request.app.state.acme
 

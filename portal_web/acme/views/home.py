@@ -41,8 +41,8 @@ def case_messages(rows, now: dt.datetime) -> list[Message]:  # noqa: ANN001
         if decision.status not in MESSAGE_TITLES or decision.decision_at is None \
                 or decision.decision_at < since or decision.decision_at > now:
             continue
-        detail = {"approved": f"authorization {decision.auth_number or ''}",
-                  "partially_approved": f"authorization {decision.auth_number or ''}",
+        detail = {"approved": f"Authorization {decision.auth_number or ''}.",
+                  "partially_approved": f"Authorization {decision.auth_number or ''}.",
                   "denied": decision.denial_reason or "",
                   "pended": decision.pend_reason or "",
                   "rejected": decision.rejection_reason or ""}[decision.status]
