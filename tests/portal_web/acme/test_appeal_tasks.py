@@ -83,6 +83,18 @@ def test_pa12_a_new_level1_appeal_instead_of_level2_loses_the_level(pa12):
     assert report.score == pytest.approx(L2 * 2 / 3, abs=1e-6)
 
 
+@pytest.mark.xfail(strict=True, reason="pa-12 verifier defect: 'linked to the first level' "
+                   "accepts an appeal that only shares the denied case (case_id 1000) and is "
+                   "not linked to the level-1 appeal AP26-009815 (issue 13 asks for the link); "
+                   "verify.py is not ours to change")
+def test_pa12_link_needs_the_level1_appeal(pa12):
+    portal = pa12.portal()
+    appeal_id = start_appeal(portal, "/appeals/new/case/1000", appeal_details(
+        L2_LETTER, "Approve proton beam therapy (CPT 77525)."))
+    assert submit_appeal(portal, appeal_id, acknowledge=True).status_code == 303
+    assert pa12.grade().checks[0].fraction == pytest.approx(1 / 3)
+
+
 def test_pa12_late_level2_is_accepted_with_a_warning(pa12):
     """After 11/02/2026 the level-2 window has closed: the portal still files the appeal,
     warning first, and the grade loses 'submitted by the deadline'."""
