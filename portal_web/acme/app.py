@@ -31,7 +31,9 @@ VIEW_MODULES: tuple[str, ...] = (
 )
 VIEW_PACKAGE = "portal_web.acme.views"
 COOKIE_NAME = "ACMEPORTALSESSION"
-MAX_BODY = 16 * 1024 * 1024  # uploads are at most 10 MB each
+# Bodies above this get a bare 413; below it an oversized file is named on the page
+# (uploads: 10 MB each, checked from the spooled file's size before it is read).
+MAX_BODY = 200 * 1024 * 1024
 
 
 def view_routes(modules: Sequence[str] = VIEW_MODULES,
@@ -48,11 +50,13 @@ def build_acme_app(settings: PortalSettings, *,
                    view_package: str = VIEW_PACKAGE,
                    template_dirs: Sequence[Path] = (),
                    static_dir: Path = STATIC_DIR,
-                   cookie_name: str = COOKIE_NAME) -> Starlette:
+                   cookie_name: str = COOKIE_NAME,
+                   portal_key: str = "provider") -> Starlette:
     """The Acme provider portal of one episode (host ``portal.acmehealth.test``).
 
     The keyword arguments let a sibling Acme site (the DME portal) reuse the frame, log-in
-    and sessions with its own views and templates searched before these.
+    and sessions with its own views and templates searched before these; ``portal_key`` is
+    the ``portal_users.sites`` entry a log-in needs.
     """
     stores = EpisodeStores(settings)
     templates = make_templates([*template_dirs, TEMPLATES_DIR])
@@ -60,7 +64,8 @@ def build_acme_app(settings: PortalSettings, *,
     holder: list[AcmeSite] = []
     sessions = SessionStore(cookie_name, lambda: holder[0].idle_timeout_s(),
                             now=lambda: stores.clock.now_local())
-    site = AcmeSite(settings=settings, stores=stores, templates=templates, sessions=sessions)
+    site = AcmeSite(settings=settings, stores=stores, templates=templates, sessions=sessions,
+                    portal_key=portal_key)
     holder.append(site)
     routes = [
         Mount("/static", app=StaticFiles(directory=static_dir), name="static"),

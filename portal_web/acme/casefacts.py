@@ -11,6 +11,10 @@ import re
 from stdnum import luhn
 
 from portal_web.common.forms import FieldReader, icd10cm_description, icd10cm_normalise
+from sandbox.stores.acme import STATUS_LABELS as STORE_STATUS_LABELS
+
+# The store's labels, worded as the portal shows them.
+STATUS_LABELS = {**STORE_STATUS_LABELS, "pended": "Pended \u2013 information requested"}
 
 CASE_TYPE_LABELS = {
     "outpatient": "Outpatient service / procedure",

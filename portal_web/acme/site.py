@@ -86,6 +86,8 @@ class AcmeSite:
     stores: EpisodeStores
     templates: Jinja2Templates
     sessions: SessionStore
+    # which Acme portal this is, as portal_users.sites names it ("provider", "dme")
+    portal_key: str = "provider"
     # members whose forced session expiry (pa-19) already happened in this episode
     expired_members: set[str] = field(default_factory=set)
 

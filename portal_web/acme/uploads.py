@@ -38,6 +38,15 @@ DOCUMENT_TYPE_LABELS = {
     "claim_form": "Claim form", "other": "Other",
 }
 assert set(DOCUMENT_TYPE_LABELS) == set(DOCUMENT_TYPES)
+UNREADABLE_UPLOAD = (f"The file could not be received: it is probably larger than the "
+                     f"{MAX_UPLOAD_LABEL} limit. Attach a smaller file (save scans at a lower "
+                     "resolution, or split the document).")
+
+
+def upload_refused(exc: Exception) -> bool:
+    """Whether reading the posted form failed for its size or shape (HTTP 400/413 from the
+    form reader): the page then says so beside the file field instead of an error page."""
+    return getattr(exc, "status_code", None) in (400, 413)
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,10 @@ async def read_upload(form: FormData, errors: dict[str, str], *, field: str = "f
     if not isinstance(upload, UploadFile) or not upload.filename:
         if required:
             errors[field] = "Choose a file to attach (PDF, PNG or JPEG) with Browse."
+        return None
+    if upload.size is not None and upload.size > MAX_UPLOAD_BYTES:
+        errors[field] = (f"{clean_filename(upload.filename)} is {upload.size / 1048576:.1f} MB; "
+                         f"the limit is {MAX_UPLOAD_LABEL} per file. Attach a smaller file.")
         return None
     content = await upload.read()
     document_type = form.get(type_field)

@@ -17,22 +17,20 @@ from portal_web.common.requests import CsrfRejected, read_form, safe_next, sessi
 from portal_web.common.sessions import csrf_matches
 from sandbox.stores.acme import PortalUser
 
-SITE_NAME = "provider"  # portal_users.sites lists the Acme portals a log-in may use
-
 
 def password_digest(password: str) -> str:
     return hashlib.sha256(password.encode("utf-8")).hexdigest()
 
 
-def authenticate(site: AcmeSite, username: str, password: str,
-                 portal: str = SITE_NAME) -> PortalPrincipal | None:
-    """The user whose username and password match, active and allowed on ``portal``."""
+def authenticate(site: AcmeSite, username: str, password: str) -> PortalPrincipal | None:
+    """The user whose username and password match, active and allowed on this portal
+    (``portal_users.sites`` lists the Acme portals a log-in may use)."""
     with site.reader() as db:
         user = db.scalar(select(PortalUser).where(PortalUser.username == username))
     if user is None or not secrets.compare_digest(user.password_sha256,
                                                   password_digest(password)):
         return None
-    if not user.active or portal not in {s.strip() for s in user.sites.split(",")}:
+    if not user.active or site.portal_key not in {s.strip() for s in user.sites.split(",")}:
         return None
     return PortalPrincipal(username=user.username, user_id=user.id,
                            display_name=user.display_name, role=user.role,

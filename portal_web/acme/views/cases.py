@@ -22,6 +22,7 @@ from portal_web.acme.casefacts import (
     CLINICAL_URGENCIES,
     OUTCOME_MEASURES,
     PLACES_OF_SERVICE,
+    STATUS_LABELS,
     diagnosis_rows,
 )
 from portal_web.acme.letters import LETTER_STATUSES, LetterFacts, decision_letter
@@ -31,12 +32,13 @@ from portal_web.acme.uploads import (
     ACCEPT,
     DOCUMENT_TYPE_LABELS,
     MAX_UPLOAD_LABEL,
+    UNREADABLE_UPLOAD,
     read_upload,
     store_attachment,
+    upload_refused,
 )
 from portal_web.common.requests import posted_form
 from sandbox.stores.acme import (
-    STATUS_LABELS,
     Attachment,
     AuthExtension,
     Member,
@@ -142,6 +144,21 @@ async def case_page(request: Request) -> Response:
 
 @area_view("authorizations")
 async def add_document(request: Request) -> Response:
+    try:
+        return await _add_document(request)
+    except HTTPException as exc:
+        if not upload_refused(exc):
+            raise
+        site = site_of(request)
+        with site.reader() as db:
+            context = _detail_context(db, _case_or_404(db, request.path_params["case_id"]),
+                                      site.now())
+        return site.render(request, "case.html", {**context, "values": {},
+                                                  "errors": {"file": UNREADABLE_UPLOAD}},
+                           area="authorizations")
+
+
+async def _add_document(request: Request) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]

@@ -12,9 +12,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.acme import members
+from portal_web.acme.casefacts import STATUS_LABELS
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.common.forms import FieldReader
-from sandbox.stores.acme import STATUS_LABELS, Member, PaCase, Plan
+from sandbox.stores.acme import Member, PaCase, Plan
 
 # What each plan type pays, as an eligibility response lists it (synthetic figures).
 BENEFITS = {

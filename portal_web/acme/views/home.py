@@ -15,8 +15,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.acme import decisions
+from portal_web.acme.casefacts import STATUS_LABELS
 from portal_web.acme.site import area_view, site_of, user_of
-from sandbox.stores.acme import STATUS_LABELS, Member, PaCase
+from sandbox.stores.acme import Member, PaCase
 
 RECENT = 8
 MESSAGE_DAYS = 30

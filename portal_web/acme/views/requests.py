@@ -19,6 +19,7 @@ from portal_web.acme.casefacts import (
     NEW_REQUEST_TYPES,
     OUTCOME_MEASURES,
     PLACES_OF_SERVICE,
+    STATUS_LABELS,
     diagnosis_rows,
 )
 from portal_web.acme.drafting import (
@@ -31,7 +32,7 @@ from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.uploads import DOCUMENT_TYPE_LABELS
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import posted_form, session_of
-from sandbox.stores.acme import STATUS_LABELS, Member, PaCase, PaDraft, Plan
+from sandbox.stores.acme import Member, PaCase, PaDraft, Plan
 
 CONFIRMATIONS_KEY = "confirmations"  # case ids whose confirmation page may still be shown
 
@@ -164,7 +165,7 @@ def review_context(db, case: PaCase, today) -> dict:  # noqa: ANN001
         "parent": db.get(PaCase, case.parent_case_id) if case.parent_case_id else None,
         "labels": STATUS_LABELS, "places": PLACES_OF_SERVICE,
         "admission_types": ADMISSION_TYPES, "admission_sources": ADMISSION_SOURCES,
-        "urgencies": CLINICAL_URGENCIES, "measures": OUTCOME_MEASURES,
+        "urgencies": CLINICAL_URGENCIES, "measures": OUTCOME_MEASURES, "today": today,
     })
     return context
 

@@ -32,8 +32,10 @@ from portal_web.acme.uploads import (
     ACCEPT,
     DOCUMENT_TYPE_LABELS,
     MAX_UPLOAD_LABEL,
+    UNREADABLE_UPLOAD,
     read_upload,
     store_attachment,
+    upload_refused,
 )
 from portal_web.common.forms import FORM_ERROR
 from portal_web.common.requests import posted_form, session_of
@@ -233,6 +235,22 @@ def _expiry_due(site: AcmeSite, db, case) -> bool:  # noqa: ANN001
 
 @area_view("authorizations")
 async def upload(request: Request) -> Response:
+    try:
+        return await _upload(request)
+    except HTTPException as exc:
+        if not upload_refused(exc):
+            raise
+        site = site_of(request)
+        try:
+            with site.reader() as db:
+                case = draft_of(db, request.path_params["case_id"], user_of(request))
+                return _attachments_page(request, site, db, case, {},
+                                         {"file": UNREADABLE_UPLOAD})
+        except AlreadySubmitted as done:
+            return submitted_redirect(request, done.case)
+
+
+async def _upload(request: Request) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]

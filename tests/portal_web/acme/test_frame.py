@@ -90,3 +90,23 @@ def test_unknown_page_is_a_portal_error_page(portal_for) -> None:
 def test_site_is_served_by_create_app(seeds) -> None:
     portal = make_portal(seeds.run("pa-06"))
     assert portal.client.get("/login").status_code == 200
+
+
+def test_a_login_without_this_portal_in_its_sites_is_refused(seeds):
+    from sandbox.clock import SandboxClock
+    from sandbox.stores import open_store
+    from sandbox.stores.acme import PortalUser
+
+    run = seeds.run("pa-01")
+    store = open_store("acme", run / "stores" / "acme.sqlite",
+                       SandboxClock.load(run / "clock.json"))
+    try:
+        with store.writer() as db:
+            db.get(PortalUser, 1).sites = "dme"
+    finally:
+        store.dispose()
+    portal = make_portal(run)
+    page = portal.client.get("/login")
+    response = portal.client.post("/login", data={
+        **tokens(page.text), "username": "riverside.pa", "password": "AcmePortal#2026"})
+    assert "The user ID or password is incorrect" in response.text

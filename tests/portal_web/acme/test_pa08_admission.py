@@ -73,3 +73,18 @@ def test_admission_time_is_checked(run):
     response = run.portal.step(case_id, "admission", {**ADMISSION, "admit_time": "25:10"},
                                expect=200)
     assert "must be a time written HH:MM" in response.text
+
+
+def test_a_late_notification_is_flagged_but_can_be_sent(run):
+    from tests.portal_web.acme.test_cases import advance
+
+    advance(run.path, days=2)  # Wednesday: past the Tuesday deadline
+    run.portal.login()
+    case_id = run.portal.start_request("inpatient_notification", MEMBER)
+    run.portal.step(case_id, "provider", PROVIDERS)
+    run.portal.step(case_id, "admission", ADMISSION)
+    run.portal.finish_attachments(case_id)
+    review = run.portal.client.get(f"/auth/requests/{case_id}/review").text
+    assert "Late notification" in review and "10/20/2026" in review
+    assert run.portal.submit_request(case_id)
+    assert run.fractions()[0] == 0.0  # the request type item asks for a timely submission

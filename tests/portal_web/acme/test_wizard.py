@@ -184,3 +184,11 @@ def test_billing_office_cannot_open_authorizations(portal_for):
         response = billing.client.get(url)
         assert response.status_code == 403
         assert "does not have access to Authorizations &amp; Referrals" in response.text
+
+
+def test_a_large_file_gets_a_message_not_an_error_page(portal):
+    case_id = portal.start_request("outpatient", MEMBER)
+    response = portal.upload(case_id, "scan.pdf", b"%PDF-" + b"0" * (33 * 1024 * 1024),
+                             "clinical_note", expect=200)
+    assert "scan.pdf is 33.0 MB; the limit is 10 MB per file" in response.text
+    assert portal.count("attachments") == 0
