@@ -25,7 +25,8 @@ def build_dme_app(settings: PortalSettings) -> Starlette:
     """The DME portal of one episode (host ``dme.acmehealth.test``)."""
     app = build_acme_app(settings, view_modules=VIEW_MODULES,
                          view_package="portal_web.dme.views",
-                         template_dirs=[TEMPLATES_DIR], cookie_name=COOKIE_NAME)
+                         template_dirs=[TEMPLATES_DIR], cookie_name=COOKIE_NAME,
+                         portal_key="dme")
     # before the provider portal's /static mount, so /static/dme/* comes from here
     app.router.routes.insert(0, Mount("/static/dme", app=StaticFiles(directory=STATIC_DIR),
                                       name="dme_static"))

@@ -4,6 +4,7 @@ time-out endpoint (the provider portal's own)."""
 
 from __future__ import annotations
 
+import secrets
 from urllib.parse import quote
 
 from sqlalchemy import select
@@ -12,7 +13,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.acme.site import HOME_PATH, PortalPrincipal, site_of
-from portal_web.acme.views.auth import authenticate, keepalive, logout
+from portal_web.acme.views.auth import authenticate, keepalive, logout, password_digest
 from portal_web.common.forms import clean_text
 from portal_web.common.requests import CsrfRejected, read_form, safe_next, session_of
 from portal_web.common.sessions import csrf_matches
@@ -49,12 +50,11 @@ async def login_submit(request: Request) -> Response:
     username = clean_text(str(form.get("username") or ""))[:60]
     password = str(form.get("password") or "")[:256]
     target = safe_next(str(form.get("next") or ""), HOME_PATH)
-    principal = authenticate(site, username, password, PORTAL) if username and password \
-        else None
+    principal = authenticate(site, username, password) if username and password else None
     if principal is None:
         if not (username and password):
             message = "Enter your user ID and password."
-        elif authenticate(site, username, password) is not None:
+        elif _password_matches(site, username, password):
             message = DENIED
         else:
             message = ("The user ID or password is incorrect. Use your Acme Health provider "
@@ -63,6 +63,14 @@ async def login_submit(request: Request) -> Response:
             "next": target, "notice": None, "login_error": message, "username": username})
     request.state.session = site.sessions.login(session, principal)
     return RedirectResponse(target, status_code=303)
+
+
+def _password_matches(site, username: str, password: str) -> bool:  # noqa: ANN001
+    """Whether the log-in is right (only its DME enrolment is missing)."""
+    with site.reader() as db:
+        user = db.scalar(select(PortalUser).where(PortalUser.username == username))
+    return user is not None and user.active and secrets.compare_digest(
+        user.password_sha256, password_digest(password))
 
 
 async def single_sign_on(request: Request) -> Response:
