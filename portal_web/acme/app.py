@@ -27,6 +27,7 @@ from portal_web.settings import PortalSettings
 
 VIEW_MODULES: tuple[str, ...] = (
     "auth", "home", "eligibility", "lookup", "codes", "requests", "steps", "cases", "policies",
+    "appeals", "p2p", "claims", "corrections", "dme_link",  # post-decision side
 )
 VIEW_PACKAGE = "portal_web.acme.views"
 COOKIE_NAME = "ACMEPORTALSESSION"

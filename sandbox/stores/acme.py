@@ -553,6 +553,8 @@ class DmeOrder(Base):
     height_in: Mapped[float | None] = mapped_column(Float, default=None)
     weight_lb: Mapped[float | None] = mapped_column(Float, default=None)
     length_of_need_months: Mapped[int | None] = mapped_column(Integer, default=None)  # 99 = life
+    # the written order's detailed product description (base, seating, options)
+    product_description: Mapped[str] = mapped_column(Text, default="")
     # CMN questions (None = not answered)
     mobility_limits_adls: Mapped[bool | None] = mapped_column(Boolean, default=None)
     cane_walker_sufficient: Mapped[bool | None] = mapped_column(Boolean, default=None)

@@ -1,0 +1,1 @@
+"""View modules of the DME portal; each exposes ``routes``."""
