@@ -54,9 +54,20 @@ def _host_of(scope: Scope) -> str:
     return ""
 
 
+class SiteError(RuntimeError):
+    """A host maps to a site that does not exist: the server refuses to start."""
+
+
 def create_app(settings: PortalSettings | dict[str, Any]) -> HostDispatcher:
+    """Every site of ``settings.hosts`` (or of ``settings.sites``), each built once; a host
+    whose site module is missing is an error, never a silent gap in the episode."""
     if not isinstance(settings, PortalSettings):
         settings = PortalSettings.model_validate(settings)
+    known = sorted(set(settings.hosts.values()))
+    unknown = sorted(set(settings.sites or ()) - set(known))
+    if unknown:
+        raise SiteError(f"no host serves the site(s) {', '.join(unknown)}; known sites: "
+                        f"{', '.join(known)}")
     sites: dict[str, ASGIApp] = {}
     built: dict[str, ASGIApp] = {}
     for host, site_name in settings.hosts.items():
@@ -67,11 +78,12 @@ def create_app(settings: PortalSettings | dict[str, Any]) -> HostDispatcher:
                 module = importlib.import_module(f"portal_web.sites.{site_name}")
             except ModuleNotFoundError as exc:
                 if exc.name == f"portal_web.sites.{site_name}":
-                    continue  # that system is not built yet
+                    raise SiteError(f"host {host} maps to site {site_name!r}, which has no "
+                                    f"module portal_web/sites/{site_name}.py") from exc
                 raise
             built[site_name] = module.create_site(settings)
         sites[host] = built[site_name]
     return HostDispatcher(sites)
 
 
-__all__ = ["HostDispatcher", "PortalSettings", "create_app"]
+__all__ = ["HostDispatcher", "PortalSettings", "SiteError", "create_app"]

@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--episode-id", default="local")
     parser.add_argument("--sites", nargs="*", default=None,
-                        help="serve only these site names (default: every available)")
+                        help="serve only these site names (default: every site)")
     args = parser.parse_args(argv)
     run_dir = args.run_dir.resolve()
     if not (run_dir / "clock.json").exists():
@@ -27,10 +27,15 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
 
-    from portal_web import create_app
+    from portal_web import SiteError, create_app
 
     logging.basicConfig(level=logging.INFO)
-    app = create_app({"run_dir": run_dir, "episode_id": args.episode_id, "sites": args.sites})
+    try:
+        app = create_app({"run_dir": run_dir, "episode_id": args.episode_id,
+                          "sites": args.sites})
+    except SiteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     hosts = ", ".join(sorted(app.sites))
     print(f"serving {hosts} on http://{args.host}:{args.port} (send the Host header, e.g. "
           f"chromium --host-resolver-rules='MAP emr.clinic.test {args.host}:{args.port}')")

@@ -119,3 +119,20 @@ def test_form_tokens_allow_one_write():
     session.complete_form_token(token, "/patient/1")
     assert session.claim_form_token(token) == (TokenState.DONE, "/patient/1")
     assert session.claim_form_token("forged")[0] is TokenState.UNKNOWN
+
+
+def test_a_host_without_a_site_module_stops_the_server_at_start(tmp_path):
+    """A host whose site module is missing is an error, not a tab showing 'not found'."""
+    import pytest
+
+    from portal_web import SiteError, create_app
+
+    with pytest.raises(SiteError, match="portal_web/sites/nowhere.py"):
+        create_app({"run_dir": tmp_path, "hosts": {"x.test": "nowhere"}})
+    with pytest.raises(SiteError, match="no host serves the site"):
+        create_app({"run_dir": tmp_path, "sites": ["ehr", "nowhere"]})
+    every_site = create_app({"run_dir": tmp_path})
+    assert sorted(every_site.sites) == sorted(
+        ["emr.clinic.test", "workspace.local", "portal.acmehealth.test", "dme.acmehealth.test",
+         "api.acmehealth.test", "epa.covermymeds.test", "fax.betacare.test",
+         "review.insurance.state.test"])
