@@ -298,9 +298,8 @@ def send(run: RunBuilder, status: str, *, received: bool = False,
                      to_digits="18885550142", status=status, created_at=NOW)
         s.add(job)
         s.flush()
-        for position, (name, data) in enumerate(files, 1):
-            s.add(FaxDocument(job_id=job.id, position=position, filename=name, page_count=1,
-                              content=data))
+        s.add_all(FaxDocument(job_id=job.id, position=n, filename=name, page_count=1,
+                              content=data) for n, (name, data) in enumerate(files, 1))
         job_id = job.id
     if received:
         with run.agent("fax", channel="fax", actor="fax-sink") as s:
