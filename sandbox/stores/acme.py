@@ -28,7 +28,6 @@ Conventions (verifiers and portals rely on them):
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import (
@@ -39,14 +38,13 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
-    LargeBinary,
     String,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from sandbox.stores.base import system_metadata
+from sandbox.stores.base import UploadedFile, system_metadata
 
 
 class Base(DeclarativeBase):
@@ -454,7 +452,7 @@ class PaDraft(Base):
     session_expired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Attachment(Base):
+class Attachment(UploadedFile, Base):
     """A document attached to exactly one case, appeal or claim correction."""
 
     __tablename__ = "attachments"
@@ -466,22 +464,10 @@ class Attachment(Base):
     appeal_id: Mapped[int | None] = mapped_column(ForeignKey("appeals.id"), default=None)
     correction_id: Mapped[int | None] = mapped_column(
         ForeignKey("claim_corrections.id"), default=None)
-    filename: Mapped[str] = mapped_column(String(200))
-    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf")
     document_type: Mapped[str] = mapped_column(String(40), default="other")
     description: Mapped[str] = mapped_column(String(200), default="")
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
     uploaded_by: Mapped[str | None] = mapped_column(String(60), default=None)
-
-    @validates("content")
-    def _digest(self, _key: str, content: bytes) -> bytes:
-        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
-        self.sha256 = hashlib.sha256(content).hexdigest()
-        self.size_bytes = len(content)
-        return content
 
 
 class AdmissionNotification(Base):

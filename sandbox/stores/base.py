@@ -5,19 +5,24 @@ base, whose metadata (:func:`system_metadata`) also carries the store's audit ta
 Writes go through :meth:`Store.writer`, a session whose flushes are turned into audit entries
 in the same transaction. A guard on the engine refuses any INSERT/UPDATE/DELETE that is not
 part of an audited flush, so nothing can write around the audit layer by accident.
+
+A model that keeps a file's bytes (an uploaded attachment, a received fax) takes its columns
+from :class:`StoredFile` or :class:`UploadedFile`, so every such file is found and compared
+the same way: by the sha256 of its content.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import MetaData, create_engine, event, inspect
+from sqlalchemy import Integer, LargeBinary, MetaData, String, create_engine, event, inspect
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker, validates
 
 from sandbox.errors import SandboxError
 from sandbox.stores.audit import (
@@ -83,6 +88,40 @@ def model_for(system: str, table_name: str) -> type:
             return mapper.class_
     known = sorted(t for t in metadata_for(system).tables if t != AUDIT_TABLE)
     raise StoreError(f"system {system!r} has no table {table_name!r}; tables: {', '.join(known)}")
+
+
+# -- stored files ------------------------------------------------------------------------
+class StoredFile:
+    """Columns of a model that keeps one file's bytes: ``filename``, ``size_bytes``,
+    ``sha256`` and ``content``.
+
+    ``sha256`` and ``size_bytes`` are derived from ``content`` whenever it is assigned, so
+    seeds may omit them and no writer can store a digest that lies: verifiers recognise an
+    attached document by this digest (the same bytes as the EHR's document or an input file).
+    The file's columns come after the model's own (``sort_order``): ``filename``,
+    ``content_type`` (uploads only), ``size_bytes``, ``sha256``, ``content``.
+    """
+
+    filename: Mapped[str] = mapped_column(String(200), sort_order=1)
+    size_bytes: Mapped[int] = mapped_column(Integer, sort_order=3)
+    sha256: Mapped[str] = mapped_column(String(64), sort_order=4)
+    content: Mapped[bytes] = mapped_column(LargeBinary, sort_order=5)
+
+    @validates("content")
+    def _digest(self, _key: str, content: bytes) -> bytes:
+        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
+        self.sha256 = hashlib.sha256(content).hexdigest()
+        self.size_bytes = len(content)
+        return content
+
+
+class UploadedFile(StoredFile):
+    """A :class:`StoredFile` a user uploaded, with the ``content_type`` it came with (a PDF
+    unless said otherwise). A file the sandbox itself produced, such as a received fax,
+    has no upload type and uses :class:`StoredFile`."""
+
+    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf",
+                                              sort_order=2)
 
 
 # -- engine ------------------------------------------------------------------------------

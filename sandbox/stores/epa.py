@@ -21,7 +21,6 @@ booleans answered ``yes``/``no``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -32,14 +31,13 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
-    LargeBinary,
     String,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from sandbox.stores.base import system_metadata
+from sandbox.stores.base import UploadedFile, system_metadata
 
 
 class Base(DeclarativeBase):
@@ -201,23 +199,11 @@ class EpaAnswer(Base):
     answered_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 
 
-class EpaAttachment(Base):
+class EpaAttachment(UploadedFile, Base):
     __tablename__ = "epa_attachments"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("epa_requests.id"))
-    filename: Mapped[str] = mapped_column(String(200))
-    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf")
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
-
-    @validates("content")
-    def _digest(self, _key: str, content: bytes) -> bytes:
-        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
-        self.sha256 = hashlib.sha256(content).hexdigest()
-        self.size_bytes = len(content)
-        return content
 
 
 # -- branching ---------------------------------------------------------------------------

@@ -17,7 +17,6 @@ Conventions as in :mod:`sandbox.stores.acme`. Fax numbers are kept as typed/disp
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime
 
 from sqlalchemy import (
@@ -26,14 +25,13 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
-    LargeBinary,
     String,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from sandbox.stores.base import system_metadata
+from sandbox.stores.base import StoredFile, UploadedFile, system_metadata
 
 
 class Base(DeclarativeBase):
@@ -109,7 +107,7 @@ class FaxJob(Base):
     delivered_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 
 
-class FaxDocument(Base):
+class FaxDocument(UploadedFile, Base):
     """A file attached to a job, exactly as uploaded (fillable-form fields intact)."""
 
     __tablename__ = "fax_documents"
@@ -117,23 +115,11 @@ class FaxDocument(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     job_id: Mapped[int] = mapped_column(ForeignKey("fax_jobs.id"))
     position: Mapped[int] = mapped_column(Integer)  # order after the cover sheet
-    filename: Mapped[str] = mapped_column(String(200))
-    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf")
     page_count: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 
-    @validates("content")
-    def _digest(self, _key: str, content: bytes) -> bytes:
-        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
-        self.sha256 = hashlib.sha256(content).hexdigest()
-        self.size_bytes = len(content)
-        return content
 
-
-class ReceivedFax(Base):
+class ReceivedFax(StoredFile, Base):
     """What the sink received: one PDF per delivered transmission (cover sheet first)."""
 
     __tablename__ = "received_faxes"
@@ -141,19 +127,8 @@ class ReceivedFax(Base):
     job_id: Mapped[int] = mapped_column(ForeignKey("fax_jobs.id"), unique=True)
     to_digits: Mapped[str] = mapped_column(String(15))
     from_digits: Mapped[str] = mapped_column(String(15))
-    filename: Mapped[str] = mapped_column(String(200))
     page_count: Mapped[int] = mapped_column(Integer)
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(DateTime)
-
-    @validates("content")
-    def _digest(self, _key: str, content: bytes) -> bytes:
-        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
-        self.sha256 = hashlib.sha256(content).hexdigest()
-        self.size_bytes = len(content)
-        return content
 
 
 class Policy(Base):

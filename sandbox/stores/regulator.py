@@ -12,13 +12,12 @@ calendar facts, status tokens in ``REVIEW_STATUSES``.
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from sandbox.stores.base import system_metadata
+from sandbox.stores.base import UploadedFile, system_metadata
 
 
 class Base(DeclarativeBase):
@@ -115,23 +114,11 @@ class ExternalReview(Base):
     submitted_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
 
 
-class ReviewDocument(Base):
+class ReviewDocument(UploadedFile, Base):
     """A document uploaded with a request (the filled PDF form, denial letters ...)."""
 
     __tablename__ = "review_documents"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     review_id: Mapped[int] = mapped_column(ForeignKey("external_reviews.id"))
-    filename: Mapped[str] = mapped_column(String(200))
     document_type: Mapped[str] = mapped_column(String(40), default="other")  # form, denial_letter
-    content_type: Mapped[str] = mapped_column(String(80), default="application/pdf")
-    size_bytes: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     uploaded_at: Mapped[datetime | None] = mapped_column(DateTime, default=None)
-
-    @validates("content")
-    def _digest(self, _key: str, content: bytes) -> bytes:
-        """Keep ``sha256`` and ``size_bytes`` true to the stored bytes (seeds omit them)."""
-        self.sha256 = hashlib.sha256(content).hexdigest()
-        self.size_bytes = len(content)
-        return content
