@@ -6,4 +6,5 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_DIR = REPO_ROOT / "fixtures"
 TASKS_DIR = FIXTURES_DIR / "tasks"
 WORLD_DIR = FIXTURES_DIR / "world"
-SHARED_DIR = REPO_ROOT.parent / "shared"
+SEEDS_DIR = FIXTURES_DIR / "seeds"  # the task proposals, word for word
+SHARED_DIR = REPO_ROOT.parent / "shared"  # the team's folder beside a developer's checkout

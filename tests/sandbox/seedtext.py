@@ -1,4 +1,4 @@
-"""A small reader of the seed task proposals in ``shared/seeds/*.txt``.
+"""A small reader of the seed task proposals in ``fixtures/seeds/*.txt``.
 
 The two seed documents are page text copied from two renderings of the same catalogue: one
 puts each metadata field on a ``Label: value`` line, the other glues labels and values
@@ -78,8 +78,8 @@ def load_seeds(seeds_dir: Path) -> dict[str, SeedTask]:
     files = sorted(Path(seeds_dir).glob("*.txt"))
     if not files:
         raise SeedTextError(
-            f"no seed documents (*.txt) in {seeds_dir}: the shared folder must sit beside the "
-            "repository (sandbox.paths.SHARED_DIR)"
+            f"no seed documents (*.txt) in {seeds_dir}: the task proposals are kept in "
+            "fixtures/seeds/ (sandbox.paths.SEEDS_DIR)"
         )
     tasks: dict[str, SeedTask] = {}
     for path in files:
