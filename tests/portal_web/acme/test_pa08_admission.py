@@ -88,3 +88,21 @@ def test_a_late_notification_is_flagged_but_can_be_sent(run):
     assert "Late notification" in review and "10/20/2026" in review
     assert run.portal.submit_request(case_id)
     assert run.fractions()[0] == 0.0  # the request type item asks for a timely submission
+
+
+def test_an_outpatient_request_instead_of_the_admission_notification(run):
+    """The wrong request type: no request-type credit, no admission date (an outpatient case
+    has no admission detail); its codes, attending (rendering) NPI and H&P still count."""
+    portal = run.portal
+    case_id = portal.start_request("outpatient", MEMBER)
+    portal.step(case_id, "provider", PROVIDERS)
+    portal.step(case_id, "service", {
+        "service_code": "99223", "units": "1", "unit_type": "days",
+        "service_from": "2026-10-17", "service_to": "2026-10-21", "place_of_service": "21",
+        "icd10_codes": ADMISSION["icd10_codes"], "urgency": "expedited"})
+    name, content = run.ehr_document(H_AND_P)
+    portal.upload(case_id, name, content, "history_and_physical")
+    portal.finish_attachments(case_id)
+    record(run, portal.submit_request(case_id))
+    assert run.fractions() == [0.0, pytest.approx(2 / 3), 1.0, 1.0]
+    assert run.score() == pytest.approx(0.35 * 2 / 3 + 0.20 + 0.20)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.portal_web.acme.support import form_values
 from tests.portal_web.acme.tasks import TaskRun
 
 MEMBER = "ACM933016274"
@@ -23,7 +24,7 @@ GAP = {"specialty_needed": "Pediatric cardiothoracic surgery",
        "requested_provider_miles": "142", "clinical_urgency": "urgent",
        "urgency_rationale": "Severe pulmonary regurgitation with RV dilation; surgery "
                             "recommended within 30 days (cardiology 2026-10-08)."}
-CARDIOLOGY_NOTE = 1001
+CARDIOLOGY_NOTE, ROUTINE_NOTE_2025 = 1001, 1002
 
 
 def request_exception(run: TaskRun, gap: dict = GAP, providers: dict = PROVIDERS,
@@ -77,3 +78,41 @@ def test_out_of_network_status_shows_on_the_provider_step(run):
     run.portal.step(case_id, "provider", PROVIDERS)
     page = run.portal.client.get(f"/auth/requests/{case_id}/provider").text
     assert "Out of network" in page
+
+
+def request_with_note(run: TaskRun, note: int, gap: dict = GAP, service: dict = SERVICE) -> str:
+    """The exception with ``note`` (an EHR document) attached as the clinical evidence."""
+    portal = run.portal
+    case_id = portal.start_request("network_exception", MEMBER)
+    portal.step(case_id, "provider", PROVIDERS)
+    portal.step(case_id, "service", service)
+    portal.step(case_id, "exception", gap)
+    portal.upload(case_id, "network_search.pdf", run.input_file("network_search.pdf"),
+                  "network_search")
+    name, content = run.ehr_document(note)
+    portal.upload(case_id, name, content, "clinical_note")
+    portal.finish_attachments(case_id)
+    reference = portal.submit_request(case_id)
+    assert reference
+    return reference
+
+
+def test_last_years_routine_cardiology_note_attached(run):
+    record(run, request_with_note(run, ROUTINE_NOTE_2025))
+    assert run.fractions() == [1.0, 1.0, pytest.approx(2 / 3), 1.0]
+    assert run.score() == pytest.approx(1 - 0.25 / 3)
+
+
+def test_routine_urgency_and_the_regurgitation_as_primary_diagnosis(run):
+    record(run, request_with_note(run, CARDIOLOGY_NOTE, {**GAP, "clinical_urgency": "routine"},
+                                  {**SERVICE, "icd10_codes": "I37.1\nQ21.3"}))
+    assert run.fractions() == [1.0, 1.0, pytest.approx(1 / 3), 1.0]
+    assert run.score() == pytest.approx(0.30 + 0.25 + 0.25 / 3 + 0.20)
+
+
+def test_case_id_in_the_referral_reason_counts(run):
+    reference = request_exception(run)
+    url = "/patient/116/transactions/1001"
+    reason = form_values(run.ehr.client.get(url).text, url)["form_body"]
+    run.ehr_edit(url, {"form_body": f"{reason} Acme case {reference}."})
+    assert run.fractions() == [1.0, 1.0, 1.0, 1.0]

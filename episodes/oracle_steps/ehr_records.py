@@ -1,0 +1,179 @@
+"""Web EHR record steps (emr.clinic.test) for the prior-auth tasks' oracles: read what a
+coordinator reads in a chart (insurance, visits, referrals, authorization records), the
+address book and the practice's facilities; download a chart document into Downloads; and
+write a payer's case number back into an authorization record or a referral.
+
+Values are read from what the pages show, through read-only locators; every click and key
+goes through the agent API (see ``web.py`` for the waiting rules).
+"""
+
+from __future__ import annotations
+
+import re
+
+from episodes.oracle_steps.web import choose, page, put, tap, wait_for_download
+
+RECORD_BAR = "Patient record"
+MAIN_MENU = "Main menu"
+
+
+# -- reading tables and lists ------------------------------------------------------------------
+def table_rows(table):
+    """A table's body rows as ``{column header: cell text}`` (rows without a cell per
+    column, such as 'No entries', are left out)."""
+    headers = [t.strip() for t in table.locator("thead th").all_inner_texts()]
+    rows = []
+    for row in table.locator("tbody tr").all():
+        cells = [t.strip() for t in row.locator("td").all_inner_texts()]
+        if len(cells) == len(headers):
+            rows.append(dict(zip(headers, cells, strict=True)))
+    return rows
+
+
+def definitions(listing):
+    """A definition list (``<dl>``) as ``{term: description}``."""
+    terms = [t.strip() for t in listing.locator("dt").all_inner_texts()]
+    descriptions = [t.strip() for t in listing.locator("dd").all_inner_texts()]
+    return dict(zip(terms, descriptions, strict=False))
+
+
+def labelled_lines(text):
+    """'Label: value' lines (a referral's details) as ``{label: value}``."""
+    found = {}
+    for line in text.splitlines():
+        label, sep, value = line.partition(":")
+        if sep:
+            found.setdefault(label.strip(), value.strip())
+    return found
+
+
+# -- moving around the chart -------------------------------------------------------------------
+def chart_section(o, ehr, name):
+    """Open a section of the selected patient's chart (Demographics, Visit History,
+    Transactions, Documents, Authorizations ...): from the chart's own bar when it shows,
+    else from the main menu's Patient drop-down (on the address book, say)."""
+    record = ehr.get_by_role("navigation", name=RECORD_BAR)
+    if record.count() and record.is_visible():
+        tap(o, record.get_by_role("link", name=name, exact=True))
+    else:
+        menu_entry(o, ehr, "Patient", name)
+    page(o, record.locator("a[aria-current=page]").filter(
+        has_text=re.compile(rf"^{re.escape(name)}$")))
+
+
+def menu_entry(o, ehr, menu, entry):
+    """Open drop-down ``menu`` of the main menu and click its link ``entry``."""
+    bar = ehr.get_by_role("navigation", name=MAIN_MENU)
+    tap(o, bar.get_by_text(menu, exact=True))
+    tap(o, bar.get_by_role("link", name=entry, exact=True))
+
+
+# -- what the chart says -----------------------------------------------------------------------
+def member_id(o, ehr, payer):
+    """The member ID of the selected patient's coverage with ``payer`` (Demographics >
+    Insurance)."""
+    chart_section(o, ehr, "Demographics")
+    coverage = ehr.locator("dl.kv").filter(has_text=payer).filter(
+        has=ehr.locator("dt", has_text="Member ID"))
+    page(o, coverage.first)
+    return definitions(coverage.first)["Member ID"]
+
+
+def visits(o, ehr):
+    """The selected patient's encounters (Visit History), newest first: Date, Encounter,
+    Reason, Provider, Facility, Category ..."""
+    chart_section(o, ehr, "Visit History")
+    return table_rows(ehr.locator("#encounters-table"))
+
+
+def referral(o, ehr, to):
+    """The details of the selected patient's referral to ``to`` (Transactions), as
+    ``{label: value}``: Refer By, Refer To, Reason, Urgency, Referrer Diagnosis ..."""
+    chart_section(o, ehr, "Transactions")
+    row = ehr.locator("#transactions-table tbody tr").filter(has_text=to)
+    page(o, row.first)
+    return labelled_lines(row.first.locator("td").nth(3).inner_text())
+
+
+def directory_entry(o, ehr, query, name):
+    """The address book's entry for ``name`` ('Haddad, Omar') found by ``query``:
+    Name, Specialty, Organization, NPI, Taxonomy, TIN, Network ..."""
+    menu_entry(o, ehr, "Admin", "Address Book / Provider Directory")
+    search = ehr.get_by_role("searchbox", name="Search directory")
+    page(o, search)
+    put(o, search, query)
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    found = ehr.locator("#directory-table tbody tr").filter(has_text=name)
+    page(o, found.first)
+    rows = [r for r in table_rows(ehr.locator("#directory-table")) if name in r["Name"]]
+    if len(rows) != 1:
+        raise RuntimeError(f"the address book lists {len(rows)} entries for {name!r}")
+    return rows[0]
+
+
+def facility(o, ehr, name):
+    """The practice's facility ``name`` (Admin > Practice): Name, Address, NPI, Tax ID ..."""
+    menu_entry(o, ehr, "Admin", "Practice (Pharmacies, Insurance)")
+    table = ehr.locator("table").filter(has=ehr.locator("th", has_text="POS"))
+    page(o, table.get_by_role("row").filter(has_text=name).first)
+    rows = [r for r in table_rows(table) if r["Name"] == name]
+    if len(rows) != 1:
+        raise RuntimeError(f"the practice lists {len(rows)} facilities named {name!r}")
+    return rows[0]
+
+
+def authorization_field(o, ehr, service, label):
+    """What the selected patient's authorization record for ``service`` holds in the field
+    ``label`` (Authorizations > Edit; left without saving)."""
+    chart_section(o, ehr, "Authorizations")
+    row = ehr.locator("#authorizations-table tbody tr").filter(has_text=service)
+    tap(o, row.first.get_by_role("link", name="Edit"))
+    value = ehr.locator("#authorization-form").get_by_label(label, exact=True)
+    page(o, value)
+    return value.input_value()
+
+
+# -- documents ---------------------------------------------------------------------------------
+def download_document(o, ehr, name):
+    """Open the chart document ``name`` (Documents) and download it; returns the name it
+    has in Downloads (the EHR replaces spaces and the like with '_')."""
+    chart_section(o, ehr, "Documents")
+    tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
+    download = ehr.get_by_role("link", name="Download", exact=True)
+    page(o, ehr.locator(".toolbar").filter(has_text=name).filter(has=download))
+    saved = re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+    if saved in o.downloads():
+        raise RuntimeError(f"{saved!r} is in Downloads already (a second copy gets another name)")
+    tap(o, download)
+    wait_for_download(o, saved)
+    return saved
+
+
+# -- writing the payer's number back -----------------------------------------------------------
+def record_authorization(o, ehr, service, reference, submitted):
+    """Edit the selected patient's authorization record for ``service`` (Authorizations):
+    status Submitted, the payer's reference and the date it was submitted (YYYY-MM-DD)."""
+    chart_section(o, ehr, "Authorizations")
+    row = ehr.locator("#authorizations-table tbody tr").filter(has_text=service)
+    tap(o, row.first.get_by_role("link", name="Edit"))
+    form = ehr.locator("#authorization-form")
+    page(o, form.get_by_label("Payer reference / case #"))
+    choose(o, form.get_by_label("Status"), "Submitted")
+    put(o, form.get_by_label("Payer reference / case #"), reference)
+    put(o, form.get_by_label("Submitted"), submitted)
+    tap(o, form.get_by_role("button", name="Save"))
+    page(o, ehr.get_by_role("status").filter(has_text="Authorization saved (Submitted)"))
+
+
+def record_referral_case(o, ehr, to, reference):
+    """Write the payer's case ID into the referral to ``to`` (Transactions > Edit, field
+    'Payer Case / Auth Reference')."""
+    chart_section(o, ehr, "Transactions")
+    row = ehr.locator("#transactions-table tbody tr").filter(has_text=to)
+    tap(o, row.first.get_by_role("link", name="Edit"))
+    form = ehr.locator("#transaction-form")
+    case_field = form.get_by_label("Payer Case / Auth Reference")
+    page(o, case_field)
+    put(o, case_field, reference)
+    tap(o, form.get_by_role("button", name="Save"))
+    page(o, ehr.get_by_role("status").filter(has_text="saved"))
