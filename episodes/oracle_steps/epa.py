@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import arrive, choose, credentials, last_look, page, put, tap
+from episodes.oracle_steps.web import (
+    arrive,
+    choose,
+    credentials,
+    label_pattern,
+    last_look,
+    page,
+    put,
+    tap,
+)
 
 TAB = "epa"
 
@@ -52,21 +61,14 @@ def request_details(epa):
     return found
 
 
-def _label(text):
-    """A question's accessible name: its text, then ' *' when it is required ('/' escaped
-    too: Playwright hands the pattern to the page as /.../)."""
-    pattern = re.escape(text).replace("/", r"\/")
-    return re.compile(rf"^{pattern}( \*)?$")
-
-
 def answer(o, epa, text, value):
     """Answer the plan's question that reads ``text``, once it shows (a follow-up shows when
     the answer before it has been saved): a Yes/No question takes 'Yes' or 'No', a drop-down
     the label of an option, any other question the text typed into it. Leaving a typed
     field (the next click) saves it."""
     form = epa.locator("#questions-form")
-    choices = form.get_by_role("group", name=_label(text))
-    box = form.get_by_label(_label(text))
+    choices = form.get_by_role("group", name=label_pattern(text))
+    box = form.get_by_label(label_pattern(text))
     question = choices.or_(box)
     unlocked = not (question.count() and question.first.is_visible())
     arrive(o, question)

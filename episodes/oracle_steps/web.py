@@ -126,9 +126,16 @@ def open_encounter_form(o, ehr, group, form):
     tap(o, toolbar.get_by_role("link", name=form, exact=True))
 
 
+def label_pattern(label):
+    """The accessible name of what is labelled ``label``: the label, then ' *' when it is
+    required ('/' escaped too: Playwright hands a pattern to the page as /.../)."""
+    pattern = re.escape(label).replace("/", r"\/")
+    return re.compile(rf"^{pattern}( \*)?$")
+
+
 def field(screen, label):
     """The form field whose label is ``label`` (a required field's label ends with '*')."""
-    return screen.get_by_label(re.compile(rf"^{re.escape(label)}( \*)?$"))
+    return screen.get_by_label(label_pattern(label))
 
 
 def choose(o, select, label):
