@@ -22,6 +22,7 @@ A ``gold.py`` defines ``solve(o: Oracle) -> None``::
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import time
@@ -85,20 +86,20 @@ class Oracle:
         return (self.episode.run_dir / "input" / name).read_text(encoding="utf-8")
 
     def api_request(self, method: str, url: str, *, form: dict[str, str] | None = None,
-                    body: Any = None, params: dict[str, str] | None = None,
+                    body: Any = None, content: str | bytes | None = None,
+                    params: dict[str, str] | None = None,
                     headers: dict[str, str] | None = None) -> ApiReply:
         """One HTTP request to a sandbox system's API, for an API-channel task only (the
         control pairs, whose agent has code execution and the credentials in ``input/``).
 
         The request goes to the episode's web server under the URL's host name, as the
-        agent's own client would send it (``form`` url-encoded, ``body`` as JSON). It is
-        not an input of the workstation, so it is not in the pixel trace.
+        agent's own client would send it (``form`` url-encoded, ``body`` as JSON,
+        ``content`` as it is, e.g. an X12 interchange). It is not an input of the
+        workstation, so it is not in the pixel trace.
         """
         import httpx
 
-        if self.episode.spec.channel != "api":
-            raise OracleViolation(f"{self.episode.spec.alias} is a {self.episode.spec.channel}"
-                                  "-channel task: its oracle acts through the agent API only")
+        self._api_channel_only()
         target = httpx.URL(url)
         if target.host not in self._workstation.hosts:
             raise OracleError(f"{target.host} is not a system of this episode")
@@ -107,9 +108,34 @@ class Oracle:
             reply = client.request(
                 method, target.copy_with(scheme="http", host="127.0.0.1",
                                          port=self.episode.portal_port),
-                data=form, json=body, params=params,
+                data=form, json=body, content=content, params=params,
                 headers={**(headers or {}), "Host": target.host})
         return ApiReply(reply.status_code, dict(reply.headers), reply.text)
+
+    def write_output(self, name: str, text: str) -> None:
+        """Write ``text`` to ``output/<name>``, one of the files the task declares
+        (``outputs:``), for an API-channel task only: its agent has code execution and
+        writes its result files itself. A screen task's oracle makes its files through the
+        Workspace's pages, like its agent."""
+        self._api_channel_only()
+        if name not in self.episode.spec.outputs:
+            raise OracleError(f"{name!r} is not an output of {self.episode.spec.alias} "
+                              f"(outputs: {self.episode.spec.outputs})")
+        (self.episode.run_dir / "output" / name).write_text(text, encoding="utf-8")
+
+    @staticmethod
+    def pdf_text(data: bytes) -> str:
+        """The text of a PDF the oracle holds (e.g. a note downloaded from an API), page by
+        page, as a client's PDF library reads it; gold code opens no streams of its own."""
+        import pypdf
+
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        return "\n".join(page.extract_text() or "" for page in reader.pages)
+
+    def _api_channel_only(self) -> None:
+        if self.episode.spec.channel != "api":
+            raise OracleViolation(f"{self.episode.spec.alias} is a {self.episode.spec.channel}"
+                                  "-channel task: its oracle acts through the agent API only")
 
     # -- plumbing --------------------------------------------------------------------------
     def _run(self, coro: Any, timeout: float = LOCATE_TIMEOUT_S + 5) -> Any:

@@ -95,6 +95,27 @@ def open_chart(o, ehr, mrn):
     page(o, ehr.get_by_role("region", name="Selected patient").filter(has_text=mrn))
 
 
+def open_chart_by_name(o, ehr, name, dob):
+    """Finder by 'Last, First' when the work names no MRN: the row whose name reads exactly
+    ``name`` and whose birth date is ``dob`` (YYYY-MM-DD); a look-alike whose first name only
+    begins the same, or another birth date, is not opened. Returns the chart's MRN."""
+    tap(o, ehr.get_by_role("navigation", name="Main menu").get_by_role("link", name="Finder"))
+    page(o, ehr.get_by_role("searchbox", name="Search patients"))
+    put(o, ehr.get_by_role("searchbox", name="Search patients"), name)
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    rows = ehr.get_by_role("row").filter(
+        has=ehr.get_by_role("link", name=name, exact=True)).filter(has_text=dob)
+    page(o, rows)
+    if rows.count() != 1:
+        raise RuntimeError(f"the Finder lists {rows.count()} patients {name} born {dob}")
+    headers = [h.strip() for h in ehr.get_by_role("columnheader").all_inner_texts()]
+    column = next(i for i, h in enumerate(headers) if "MRN" in h)
+    mrn = rows.get_by_role("cell").nth(column).inner_text().strip()
+    tap(o, rows.get_by_role("link", name=name, exact=True))
+    page(o, ehr.get_by_role("region", name="Selected patient").filter(has_text=mrn))
+    return mrn
+
+
 def open_encounter_form(o, ehr, group, form):
     """Today's encounter of the open chart, then ``form`` from the ``group`` menu of its
     'Encounter forms' toolbar (Clinical, Orders ...)."""
@@ -105,9 +126,16 @@ def open_encounter_form(o, ehr, group, form):
     tap(o, toolbar.get_by_role("link", name=form, exact=True))
 
 
+def label_pattern(label):
+    """The accessible name of what is labelled ``label``: the label, then ' *' when it is
+    required ('/' escaped too: Playwright hands a pattern to the page as /.../)."""
+    pattern = re.escape(label).replace("/", r"\/")
+    return re.compile(rf"^{pattern}( \*)?$")
+
+
 def field(screen, label):
     """The form field whose label is ``label`` (a required field's label ends with '*')."""
-    return screen.get_by_label(re.compile(rf"^{re.escape(label)}( \*)?$"))
+    return screen.get_by_label(label_pattern(label))
 
 
 def choose(o, select, label):

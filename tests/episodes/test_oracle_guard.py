@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,6 +11,7 @@ import pytest
 from episodes.oracle import (
     READ_ONLY_METHODS,
     Oracle,
+    OracleError,
     OracleViolation,
     ReadOnly,
     check_gold_source,
@@ -129,3 +131,42 @@ def test_only_api_channel_oracles_may_call_the_api(alias):
     with pytest.raises(OracleViolation, match="browser-channel task"):
         oracle.api_request("GET", "http://emr.clinic.test/apis/default/fhir/Patient")
     assert oracle.api_calls == 0
+
+
+@pytest.mark.parametrize("alias", ["pa-01", "pa-20"])
+def test_only_api_channel_oracles_may_write_an_output_file(alias, tmp_path):
+    """A browser task's oracle makes its files through the Workspace's pages, like its agent:
+    writing one directly is refused and nothing is written."""
+    (tmp_path / "output").mkdir()
+    episode = SimpleNamespace(spec=CATALOG.get(alias), variant="default", run_dir=tmp_path)
+    with pytest.raises(OracleViolation, match="browser-channel task"):
+        Oracle(episode, loop=None, agent=None).write_output("ref.txt", "PA26-100001\n")
+    assert list((tmp_path / "output").iterdir()) == []
+
+
+def test_an_api_channel_oracle_writes_only_the_outputs_its_task_declares(tmp_path):
+    """pa-18's agent has code execution and writes output/ref.txt itself; so does its oracle,
+    and only the files task.yaml lists under ``outputs:``."""
+    (tmp_path / "output").mkdir()
+    episode = SimpleNamespace(spec=CATALOG.get("pa-18"), variant="default", run_dir=tmp_path)
+    oracle = Oracle(episode, loop=None, agent=None)
+    oracle.write_output("ref.txt", "PA26-100001\n")
+    assert (tmp_path / "output" / "ref.txt").read_text() == "PA26-100001\n"
+    for name in ("other.txt", "../run.json", "ref.txt/x"):
+        with pytest.raises(OracleError, match="is not an output of pa-18"):
+            oracle.write_output(name, "x")
+    assert [p.name for p in (tmp_path / "output").iterdir()] == ["ref.txt"]
+
+
+def test_the_oracle_reads_the_text_of_a_pdf_it_holds():
+    from reportlab.lib.pagesizes import letter
+    from reportlab.pdfgen import canvas
+
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, pagesize=letter)
+    page.drawString(72, 720, "Course: 6 weeks of physical therapy, 12 visits.")
+    page.showPage()
+    page.drawString(72, 720, "Red flags: none.")
+    page.save()
+    text = Oracle.pdf_text(buffer.getvalue())
+    assert "6 weeks of physical therapy" in text and "Red flags: none." in text
