@@ -19,21 +19,12 @@ from episodes.oracle_steps.web import (
     page,
     put,
     tap,
+    until,
 )
 
 LOOKUP = "Check PA Requirements"
 STATUS_LIST = "Authorization & Referral Status"
 REQUIRED = "Prior authorization required"
-
-
-def until(o, condition, what, timeout=15.0):
-    """Glance every 0.1 s (``wait`` actions, so the time is in the trace) until
-    ``condition()`` (locator reads) is true."""
-    for _ in range(int(timeout / 0.1)):
-        if condition():
-            return
-        o.wait(0.1)
-    raise RuntimeError(f"waited {timeout:g} s for {what}")
 
 
 def us_date(text):
@@ -75,3 +66,39 @@ def look_up(o, acme, plan, code, place, units=1):
     determination = shown.locator(".det-title").inner_text().strip()
     rule_id = acme.locator("#rule-id").inner_text().strip()
     return determination, rule_id
+
+
+# -- the status list and a case's decision -------------------------------------------------------
+DECISION_FIELDS = {"status": "#decision-status", "auth number": "#auth-number",
+                   "approved units": "#approved-units", "approved from": "#approved-from",
+                   "approved to": "#approved-to"}
+
+
+def open_case(o, acme, reference):
+    """Authorizations & Referrals > status list, searched for ``reference`` (a tracking
+    reference, auth number, member name or ID), then the request ``reference`` itself."""
+    open_menu(o, acme, "Authorizations & Referrals", STATUS_LIST)
+    search = acme.get_by_role("search", name="Filter requests")
+    page(o, search)
+    put(o, search.get_by_label("Search", exact=True), reference)
+    before = acme.url
+    tap(o, search.get_by_role("button", name="Search"))
+    found = acme.locator("#case-list").get_by_role("link", name=reference, exact=True)
+    until(o, lambda: acme.url != before and found.count() == 1,
+          f"{reference} in the status list")
+    tap(o, found)
+    page(o, acme.get_by_role("heading", name=f"Request {reference}"))
+
+
+def case_decision(acme):
+    """The open case's decision as its page shows it: status (its label before any dash:
+    'Pended – information requested' reads 'Pended'), auth number ('' when not issued),
+    approved units and dates ('' or a ``datetime.date``)."""
+    shown = {key: acme.locator(css).inner_text().strip()
+             for key, css in DECISION_FIELDS.items()}
+    approved = shown["auth number"] != "Not issued"
+    return {"status": shown["status"].split(" \u2013 ")[0],
+            "auth number": shown["auth number"] if approved else "",
+            "approved units": shown["approved units"] if approved else "",
+            "approved from": us_date(shown["approved from"]) if approved else None,
+            "approved to": us_date(shown["approved to"]) if approved else None}

@@ -22,6 +22,17 @@ def arrive(o, target, timeout=15.0):
     o.wait_for(target, timeout=0.1)  # fails with the locator's own message
 
 
+def until(o, condition, what, timeout=15.0):
+    """Glance every 0.1 s (``wait`` actions, so the time is in the trace) until
+    ``condition()`` (locator reads only) is true; for what ``arrive`` cannot wait on, e.g.
+    a new address after a form that shows the same elements again."""
+    for _ in range(int(timeout / 0.1)):
+        if condition():
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"waited {timeout:g} s for {what}")
+
+
 def page(o, target):
     """Wait for the page that shows ``target``, then take it in for a moment (0.3 s): slack
     in the trace's timing for a replay on a slower server."""
