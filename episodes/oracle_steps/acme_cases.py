@@ -16,8 +16,10 @@ from episodes.oracle_steps.web import (
     choose,
     enter_suggested,
     field,
+    last_look,
     page,
     put,
+    table_rows,
     tap,
     until,
 )
@@ -74,20 +76,37 @@ DECISION_FIELDS = {"status": "#decision-status", "auth number": "#auth-number",
                    "approved to": "#approved-to"}
 
 
-def open_case(o, acme, reference):
-    """Authorizations & Referrals > status list, searched for ``reference`` (a tracking
-    reference, auth number, member name or ID), then the request ``reference`` itself."""
+def search_cases(o, acme, query):
+    """Authorizations & Referrals > status list, searched for ``query`` (a tracking
+    reference, auth number, member name or ID, code): the rows shown, as dicts of column ->
+    text ('Tracking reference', 'Member', 'Status' …)."""
     open_menu(o, acme, "Authorizations & Referrals", STATUS_LIST)
     search = acme.get_by_role("search", name="Filter requests")
     page(o, search)
-    put(o, search.get_by_label("Search", exact=True), reference)
+    put(o, search.get_by_label("Search", exact=True), query)
     before = acme.url
     tap(o, search.get_by_role("button", name="Search"))
-    found = acme.locator("#case-list").get_by_role("link", name=reference, exact=True)
-    until(o, lambda: acme.url != before and found.count() == 1,
-          f"{reference} in the status list")
-    tap(o, found)
+    until(o, lambda: acme.url != before, f"the status list's answer to {query!r}")
+    table = acme.locator("#case-list")
+    page(o, table)
+    return table_rows(table)
+
+
+def reference_of(row):
+    """The tracking reference of a status-list row (without its 'rev N')."""
+    return row["Tracking reference"].split()[0]
+
+
+def open_listed_case(o, acme, reference):
+    """Open the request ``reference`` from the status list on the screen."""
+    tap(o, acme.locator("#case-list").get_by_role("link", name=reference, exact=True))
     page(o, acme.get_by_role("heading", name=f"Request {reference}"))
+
+
+def open_case(o, acme, reference):
+    """The status list searched for ``reference``, then that request's page."""
+    search_cases(o, acme, reference)
+    open_listed_case(o, acme, reference)
 
 
 def case_decision(acme):
@@ -102,3 +121,28 @@ def case_decision(acme):
             "approved units": shown["approved units"] if approved else "",
             "approved from": us_date(shown["approved from"]) if approved else None,
             "approved to": us_date(shown["approved to"]) if approved else None}
+
+
+# -- edit and resubmit a rejected request ---------------------------------------------------------
+def open_edit(o, acme, reference):
+    """On the open rejected request: 'Edit and resubmit' (the correction form)."""
+    tap(o, acme.get_by_role("link", name="Edit and resubmit"))
+    page(o, acme.get_by_role("heading", name=f"Edit and Resubmit {reference}"))
+
+
+def provider_block(acme, role):
+    """The provider section of a request form: ``requesting``, ``rendering`` or
+    ``facility`` (fields NPI, Name, Tax ID (TIN), Taxonomy code)."""
+    return acme.locator(f"#provider-{role}")
+
+
+def resubmit(o, acme, reference):
+    """Tick the attestation and press 'Resubmit request'; the request's page then shows it
+    in review (same reference, next revision)."""
+    attest = acme.get_by_role("checkbox", name=re.compile("^I attest"))
+    tap(o, attest)
+    if not attest.is_checked():
+        raise RuntimeError("the attestation did not take the tick")
+    tap(o, acme.get_by_role("button", name="Resubmit request"))
+    page(o, acme.get_by_role("heading", name=f"Request {reference}"))
+    last_look(o, acme.locator("#decision-status").filter(has_text="In review"))
