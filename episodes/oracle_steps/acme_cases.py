@@ -13,6 +13,7 @@ import datetime as dt
 import re
 
 from episodes.oracle_steps.web import (
+    attach_file,
     choose,
     enter_suggested,
     field,
@@ -123,6 +124,14 @@ def case_decision(acme):
             "approved to": us_date(shown["approved to"]) if approved else None}
 
 
+def attest(o, acme):
+    """Tick the form's attestation ('I attest that …'), required to (re)submit."""
+    box = acme.get_by_role("checkbox", name=re.compile("^I attest"))
+    tap(o, box)
+    if not box.is_checked():
+        raise RuntimeError("the attestation did not take the tick")
+
+
 # -- edit and resubmit a rejected request ---------------------------------------------------------
 def open_edit(o, acme, reference):
     """On the open rejected request: 'Edit and resubmit' (the correction form)."""
@@ -139,10 +148,61 @@ def provider_block(acme, role):
 def resubmit(o, acme, reference):
     """Tick the attestation and press 'Resubmit request'; the request's page then shows it
     in review (same reference, next revision)."""
-    attest = acme.get_by_role("checkbox", name=re.compile("^I attest"))
-    tap(o, attest)
-    if not attest.is_checked():
-        raise RuntimeError("the attestation did not take the tick")
+    attest(o, acme)
     tap(o, acme.get_by_role("button", name="Resubmit request"))
     page(o, acme.get_by_role("heading", name=f"Request {reference}"))
     last_look(o, acme.locator("#decision-status").filter(has_text="In review"))
+
+
+# -- extension of an approved authorization -------------------------------------------------------
+def start_extension(o, acme):
+    """On the open approved request: 'Request extension' (a draft extension linked to it)."""
+    tap(o, acme.get_by_role("button", name="Request extension"))
+    page(o, acme.get_by_role("heading", name="Additional units requested"))
+
+
+def fill_form(o, acme, texts, choices=None):
+    """Type each field of ``texts`` (label -> text; a field already holding the text is
+    left alone) and pick each drop-down of ``choices`` (label -> option text)."""
+    for label, option in (choices or {}).items():
+        choose(o, field(acme, label), option)
+    for label, text in texts.items():
+        target = field(acme, label)
+        if target.input_value() != text:
+            put(o, target, text)
+
+
+def continue_step(o, acme, next_heading):
+    """The wizard's 'Continue' (the step is saved), then the next step's page."""
+    tap(o, acme.get_by_role("button", name="Continue", exact=True))
+    page(o, acme.get_by_role("heading", name=next_heading))
+
+
+def attach_document(o, acme, path, document_type, description):
+    """On a request's attachments step: choose the file ``path`` through the OS file
+    chooser, its document type and description, Upload, and wait until it is listed."""
+    name = path.rsplit("/", 1)[-1]
+    attach_file(o, acme.get_by_label(re.compile(r"^Document \(PDF")), path)
+    choose(o, field(acme, "Document type"), document_type)
+    put(o, field(acme, "Description"), description)
+    tap(o, acme.get_by_role("button", name="Upload", exact=True))
+    page(o, acme.locator("#attached-documents").get_by_role("link", name=name, exact=True))
+
+
+def submit_request(o, acme):
+    """From the attachments step: 'Continue to review', tick the attestation, 'Submit
+    request'; returns the tracking reference the confirmation page shows (it cannot be
+    shown again)."""
+    tap(o, acme.get_by_role("button", name="Continue to review"))
+    attest(o, acme)
+    tap(o, acme.get_by_role("button", name="Submit request"))
+    reference = acme.locator("#tracking-reference")
+    last_look(o, reference)
+    return reference.inner_text().strip()
+
+
+def member_fact(acme, label):
+    """A fact of the open request's Member card ('Name', 'Member ID', 'Date of birth',
+    'Plan' …) as shown."""
+    return acme.locator("#member-card").locator(
+        f"xpath=.//dt[normalize-space()='{label}']/following-sibling::dd[1]").inner_text().strip()

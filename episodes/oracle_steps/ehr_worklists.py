@@ -80,3 +80,49 @@ def directory_entries(o, ehr, query):
     table = ehr.locator("#directory-table")
     page(o, table)
     return table_rows(table)
+
+
+# -- a chart's documents ------------------------------------------------------------------------
+def find_patient(o, ehr, name, dob):
+    """Finder by name ('Last, First'); opens the one row with birth date ``dob``
+    (YYYY-MM-DD): look-alike patients share names."""
+    tap(o, ehr.get_by_role("navigation", name="Main menu").get_by_role("link", name="Finder"))
+    search = ehr.get_by_role("searchbox", name="Search patients")
+    page(o, search)
+    put(o, search, name)
+    before = ehr.url
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    until(o, lambda: ehr.url != before, f"the finder's answer to {name!r}")
+    rows = ehr.locator("#finder-results tbody tr").filter(has_text=dob).filter(
+        has=ehr.get_by_role("link", name=name))
+    page(o, ehr.locator("#finder-results"))
+    if rows.count() != 1:
+        raise RuntimeError(f"the finder shows {rows.count()} patients {name} born {dob}")
+    tap(o, rows.get_by_role("link", name=name))
+    page(o, ehr.get_by_role("region", name="Selected patient"))
+
+
+def chart_documents(o, ehr):
+    """The open chart's Documents: ``{name: date}`` of every document in the tree."""
+    tap(o, ehr.get_by_role("navigation", name="Patient record").get_by_role(
+        "link", name="Documents"))
+    tree = ehr.locator("#document-tree")
+    page(o, tree)
+    found = {}
+    for item in tree.locator("li").filter(has=ehr.locator("a")).all():
+        if item.locator("ul").count():
+            continue  # a category
+        name = item.get_by_role("link").inner_text().strip()
+        found[name] = item.locator("span").last.inner_text().strip()
+    return found
+
+
+def download_document(o, ehr, name):
+    """Show document ``name`` of the open chart's Documents and download it; returns the
+    name it got in Downloads."""
+    tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
+    page(o, ehr.locator(".toolbar").filter(has_text=name))
+    before = set(o.downloads())
+    tap(o, ehr.get_by_role("link", name="Download", exact=True))
+    until(o, lambda: set(o.downloads()) - before, f"{name} in Downloads")
+    return (set(o.downloads()) - before).pop()
