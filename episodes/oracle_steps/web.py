@@ -186,7 +186,10 @@ def attach_file(o, control, path):
     Enter in the location entry closes the dialog without choosing the file)."""
     tap(o, control)
     window_titled(o, FILE_CHOOSER)
-    o.wait(0.3)  # the dialog lists the folder before it takes keys
+    # the dialog lists the folder before it takes keys; the slack is also what a replay has
+    # when the dialog opens slower than it did when recorded (nothing on the screen changes
+    # while it is on its way, so a replay cannot wait for it)
+    o.wait(1.0)
     o.key("ctrl+l")
     o.type(path)
     o.wait(0.3)
