@@ -194,6 +194,7 @@ def submit_request(o, acme):
     request'; returns the tracking reference the confirmation page shows (it cannot be
     shown again)."""
     tap(o, acme.get_by_role("button", name="Continue to review"))
+    page(o, acme.get_by_role("button", name="Submit request"))
     attest(o, acme)
     tap(o, acme.get_by_role("button", name="Submit request"))
     reference = acme.locator("#tracking-reference")

@@ -26,6 +26,7 @@ def open_worklist(o, ehr, name):
     menu = ehr.get_by_role("navigation", name="Main menu")
     tap(o, menu.get_by_text("Worklists", exact=True))
     tap(o, menu.get_by_role("link", name="Prior Authorization Worklists"))
+    page(o, ehr.get_by_role("heading", name="Prior Authorization Worklists"))
     tap(o, ehr.get_by_role("link", name=name, exact=True))
     page(o, ehr.get_by_role("heading", name=f"Worklist: {name}"))
 

@@ -219,8 +219,11 @@ def open_document(o, ws, name):
     """Open ``name`` from the Workspace's Documents (the task's input files) and wait for
     its page."""
     o.show_tab("workspace")
-    tap(o, ws.get_by_role("navigation", name="Folders").get_by_role(
-        "link", name=re.compile(r"^Documents\b")))
+    folder = ws.get_by_role("heading", name="Documents", exact=True)
+    if not folder.count():  # the Workspace opens on Documents
+        tap(o, ws.get_by_role("navigation", name="Folders").get_by_role(
+            "link", name=re.compile(r"^Documents\b")))
+        page(o, folder)
     tap(o, ws.get_by_role("link", name=name, exact=True))
     page(o, ws.get_by_role("heading", name=name, exact=True))
 
@@ -260,6 +263,7 @@ def save_csv(o, ws, name, rows):
     put(o, ws.get_by_label("File name"), name)
     tap(o, ws.get_by_label("CSV table"))
     tap(o, ws.get_by_role("button", name="Create"))
+    page(o, ws.get_by_role("link", name="Edit as text"))
     tap(o, ws.get_by_role("link", name="Edit as text"))
     editor = ws.get_by_label("Comma-separated text")
     page(o, editor)
