@@ -22,6 +22,17 @@ def arrive(o, target, timeout=15.0):
     o.wait_for(target, timeout=0.1)  # fails with the locator's own message
 
 
+def until(o, condition, what, timeout=15.0):
+    """Glance every 0.1 s (``wait`` actions, so the time is in the trace) until
+    ``condition()`` (locator reads only) is true; for what ``arrive`` cannot wait on, e.g.
+    a new address after a form that shows the same elements again."""
+    for _ in range(int(timeout / 0.1)):
+        if condition():
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"waited {timeout:g} s for {what}")
+
+
 def page(o, target):
     """Wait for the page that shows ``target``, then take it in for a moment (0.3 s): slack
     in the trace's timing for a replay on a slower server."""
@@ -226,3 +237,57 @@ def wait_for_download(o, name, timeout=15.0):
             return
         o.wait(0.1)
     raise RuntimeError(f"{name!r} did not arrive in Downloads (there: {o.downloads()})")
+
+
+# -- the Workspace (workspace.local): input tables and output files ---------------------------
+def open_document(o, ws, name):
+    """Open ``name`` from the Workspace's Documents (the task's input files) and wait for
+    its page."""
+    o.show_tab("workspace")
+    tap(o, ws.get_by_role("navigation", name="Folders").get_by_role(
+        "link", name=re.compile(r"^Documents\b")))
+    tap(o, ws.get_by_role("link", name=name, exact=True))
+    page(o, ws.get_by_role("heading", name=name, exact=True))
+
+
+def table_rows(table):
+    """The body rows of a table on the page, each a dict of header -> cell text."""
+    header = [t.strip() for t in table.locator("thead th").all_inner_texts()]
+    rows = []
+    for row in table.locator("tbody tr").all():
+        cells = [t.strip() for t in row.locator("td").all_inner_texts()]
+        rows.append(dict(zip(header, cells, strict=False)))
+    return rows
+
+
+def input_table(o, ws, name):
+    """A CSV of the task's Documents as the Workspace shows it: its rows as dicts."""
+    open_document(o, ws, name)
+    return table_rows(ws.locator("table.csv-view"))
+
+
+def csv_text(rows):
+    """Rows (lists of cells) as CSV text; cells with a comma or a quote are quoted."""
+    def cell(value):
+        value = str(value)
+        if any(c in value for c in ',"\n'):
+            return '"' + value.replace('"', '""') + '"'
+        return value
+    return "\n".join(",".join(cell(v) for v in row) for row in rows) + "\n"
+
+
+def save_csv(o, ws, name, rows):
+    """Write ``rows`` (header first) to Output as ``name`` with the Workspace's New file:
+    a CSV table, filled in 'Edit as text' (one line a row), saved."""
+    o.show_tab("workspace")
+    tap(o, ws.get_by_role("link", name="New file"))
+    page(o, ws.get_by_role("heading", name="New file in Output"))
+    put(o, ws.get_by_label("File name"), name)
+    tap(o, ws.get_by_label("CSV table"))
+    tap(o, ws.get_by_role("button", name="Create"))
+    tap(o, ws.get_by_role("link", name="Edit as text"))
+    editor = ws.get_by_label("Comma-separated text")
+    page(o, editor)
+    put(o, editor, csv_text(rows))
+    tap(o, ws.get_by_role("button", name="Save"))
+    last_look(o, ws.get_by_role("status").filter(has_text="Saved"))
