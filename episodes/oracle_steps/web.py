@@ -230,8 +230,8 @@ def attach_file(o, control, path):
     dialog, Ctrl+L opens its location entry, the path is typed and Alt+O presses Open (here
     Enter in the location entry closes the dialog without choosing the file). For a
     control that takes several files the dialog is titled 'Open Files'; one is chosen."""
-    chooser = FILES_CHOOSER if control.get_attribute("multiple") is not None else FILE_CHOOSER
     tap(o, control)
+    chooser = FILES_CHOOSER if control.get_attribute("multiple") is not None else FILE_CHOOSER
     window_titled(o, chooser)
     o.wait(0.3)  # the dialog lists the folder before it takes keys
     o.key("ctrl+l")
