@@ -79,6 +79,27 @@ def member_id(o, ehr, payer):
     return definitions(coverage.first)["Member ID"]
 
 
+def demographics_card(o, ehr):
+    """The selected patient's Demographics card on the Dashboard: Name ('Last, First'), DOB
+    ('YYYY-MM-DD (age)'), Sex, MRN, Provider ..."""
+    chart_section(o, ehr, "Dashboard")
+    card = ehr.locator("#card-demographics")
+    page(o, card.locator("dl").first)
+    facts = {}
+    for listing in card.locator("dl").all():
+        facts.update(definitions(listing))
+    return facts
+
+
+def problems(o, ehr):
+    """The selected patient's medical problems (Issues): Title, Begin, End, Coding
+    ('ICD10:R10.11'), Status ..."""
+    chart_section(o, ehr, "Issues")
+    table = ehr.locator("#issues-medical_problem table")
+    page(o, table)
+    return table_rows(table)
+
+
 def visits(o, ehr):
     """The selected patient's encounters (Visit History), newest first: Date, Encounter,
     Reason, Provider, Facility, Category ..."""
@@ -122,6 +143,18 @@ def facility(o, ehr, name):
     return rows[0]
 
 
+def insurance_company(o, ehr, name):
+    """The practice's insurance company ``name`` (Admin > Practice): Name, Payer ID,
+    PA channel, PA fax, Portal."""
+    menu_entry(o, ehr, "Admin", "Practice (Pharmacies, Insurance)")
+    table = ehr.locator("table").filter(has=ehr.locator("th", has_text="PA channel"))
+    page(o, table.get_by_role("row").filter(has_text=name).first)
+    rows = [r for r in table_rows(table) if r["Name"] == name]
+    if len(rows) != 1:
+        raise RuntimeError(f"the practice lists {len(rows)} insurance companies named {name!r}")
+    return rows[0]
+
+
 def authorization_field(o, ehr, service, label):
     """What the selected patient's authorization record for ``service`` holds in the field
     ``label`` (Authorizations > Edit; left without saving)."""
@@ -133,7 +166,45 @@ def authorization_field(o, ehr, service, label):
     return value.input_value()
 
 
+def authorization_record(o, ehr, service):
+    """Every field of the selected patient's authorization record for ``service``
+    (Authorizations > Edit; left without saving) as ``{label: value}``; a drop-down gives
+    the entry it shows (Ordering Provider: 'Osei, Kwame')."""
+    chart_section(o, ehr, "Authorizations")
+    row = ehr.locator("#authorizations-table tbody tr").filter(has_text=service)
+    tap(o, row.first.get_by_role("link", name="Edit"))
+    form = ehr.locator("#authorization-form")
+    page(o, form.get_by_label("Notes", exact=True))
+    values = {}
+    for label in form.locator("label[for]").all():
+        name = re.sub(r"\s*\*$", "", label.inner_text().strip())
+        control = form.locator(f"#{label.get_attribute('for')}")
+        if control.count() != 1:
+            continue
+        chosen = control.locator("option:checked")
+        values[name] = (chosen.inner_text() if chosen.count() else control.input_value()
+                        ).strip()
+    return values
+
+
 # -- documents ---------------------------------------------------------------------------------
+def documents_filed(o, ehr, category):
+    """The selected patient's documents filed under ``category`` of the Documents tree
+    (Clinical Notes, Imaging ...), newest first, as ``(name, date)``."""
+    chart_section(o, ehr, "Documents")
+    tree = ehr.locator("#document-tree")
+    page(o, tree)
+    folder = tree.locator("li").filter(has=ehr.locator(
+        "xpath=./b", has_text=re.compile(rf"^{re.escape(category)}$")))
+    if folder.count() != 1:
+        raise RuntimeError(f"the Documents tree has {folder.count()} folders {category!r}")
+    found = []
+    for item in folder.locator("ul > li").all():
+        name = item.get_by_role("link").inner_text().strip()
+        found.append((name, item.locator("span").last.inner_text().strip()))
+    return sorted(found, key=lambda entry: entry[1], reverse=True)
+
+
 def download_document(o, ehr, name):
     """Open the chart document ``name`` (Documents) and download it; returns the name it
     has in Downloads (the EHR replaces spaces and the like with '_')."""

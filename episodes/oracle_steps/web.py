@@ -61,6 +61,20 @@ def put(o, target, text):
     o.enter_text(target, text, replace=bool(target.input_value()))
 
 
+def put_long(o, target, text, timeout=30.0):
+    """Like ``put``, for a long text (a letter, a cover message): the keys arrive at once and
+    the browser takes a while to take them in, so wait until the field holds all of it
+    before the next input (the wait is in the trace, see ``arrive``)."""
+    put(o, target, text)
+    for _ in range(int(timeout / 0.1)):
+        if target.input_value() == text:
+            o.wait(0.3)  # slack for a slower replay
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"the field holds {len(target.input_value())} of {len(text)} "
+                       "characters")
+
+
 def credentials(o, system="Web EHR"):
     """The log-in of ``system`` from input/creds.txt: ``{"URL": ..., "Username": ...,
     "Password": ...}``. A line without a colon heads a section (one per system); a file
@@ -106,19 +120,21 @@ def open_chart(o, ehr, mrn):
     page(o, ehr.get_by_role("region", name="Selected patient").filter(has_text=mrn))
 
 
-def open_chart_by_name(o, ehr, name, dob):
+def open_chart_by_name(o, ehr, name, dob=None):
     """Finder by 'Last, First' when the work names no MRN: the row whose name reads exactly
     ``name`` and whose birth date is ``dob`` (YYYY-MM-DD); a look-alike whose first name only
-    begins the same, or another birth date, is not opened. Returns the chart's MRN."""
+    begins the same, or another birth date, is not opened. Without ``dob`` (the work names
+    only the patient), exactly one patient may have that name. Returns the chart's MRN."""
     tap(o, ehr.get_by_role("navigation", name="Main menu").get_by_role("link", name="Finder"))
     page(o, ehr.get_by_role("searchbox", name="Search patients"))
     put(o, ehr.get_by_role("searchbox", name="Search patients"), name)
     tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
-    rows = ehr.get_by_role("row").filter(
-        has=ehr.get_by_role("link", name=name, exact=True)).filter(has_text=dob)
+    rows = ehr.get_by_role("row").filter(has=ehr.get_by_role("link", name=name, exact=True))
+    if dob is not None:
+        rows = rows.filter(has_text=dob)
     page(o, rows)
     if rows.count() != 1:
-        raise RuntimeError(f"the Finder lists {rows.count()} patients {name} born {dob}")
+        raise RuntimeError(f"the Finder lists {rows.count()} patients {name} born {dob or 'on any day'}")
     headers = [h.strip() for h in ehr.get_by_role("columnheader").all_inner_texts()]
     column = next(i for i, h in enumerate(headers) if "MRN" in h)
     mrn = rows.get_by_role("cell").nth(column).inner_text().strip()
@@ -194,6 +210,7 @@ def enter_suggested(o, screen, target, text):
 
 # -- files: the OS file chooser and downloads --------------------------------------------------
 FILE_CHOOSER = "Open File"
+FILES_CHOOSER = "Open Files"  # the same dialog for a control that takes several files
 
 
 def window_titled(o, title, present=True, timeout=15.0):
@@ -211,9 +228,11 @@ def attach_file(o, control, path):
     """Choose the file ``path`` (``~/Documents/…``, ``~/Downloads/…``) for an upload control
     through the OS file chooser, as a person does: click the control; in the GTK 'Open File'
     dialog, Ctrl+L opens its location entry, the path is typed and Alt+O presses Open (here
-    Enter in the location entry closes the dialog without choosing the file)."""
+    Enter in the location entry closes the dialog without choosing the file). For a
+    control that takes several files the dialog is titled 'Open Files'; one is chosen."""
     tap(o, control)
-    window_titled(o, FILE_CHOOSER)
+    chooser = FILES_CHOOSER if control.get_attribute("multiple") is not None else FILE_CHOOSER
+    window_titled(o, chooser)
     # the dialog lists the folder before it takes keys; the slack is also what a replay has
     # when the dialog opens slower than it did when recorded (nothing on the screen changes
     # while it is on its way, so a replay cannot wait for it)
@@ -222,7 +241,7 @@ def attach_file(o, control, path):
     o.type(path)
     o.wait(0.3)
     o.key("alt+o")
-    window_titled(o, FILE_CHOOSER, present=False)
+    window_titled(o, chooser, present=False)
     name = path.rsplit("/", 1)[-1]
     for _ in range(50):
         if control.input_value().endswith(name):

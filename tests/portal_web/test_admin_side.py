@@ -122,3 +122,14 @@ def test_directory_shows_npi_taxonomy_and_tin(ehr_for):
     page = ehr.client.get("/directory?q=lindgren").text
     assert "1938475625" in page and "2085R0202X" in page and "36-4829175" in page
     assert "1049583721" in page  # the look-alike is listed too
+
+
+def test_directory_names_an_organization_entry_by_its_organization(ehr_for):
+    """An address-book entry of an organization (no person's name) is listed and shown under
+    the organization's name, as OpenEMR's address book does, not as 'None, None'."""
+    ehr = ehr_for("pa-07", user="pa.coord")
+    page = ehr.client.get("/directory?q=Springfield+Imaging").text
+    assert "None" not in page
+    assert '<a href="/directory/51">Springfield Imaging Center</a>' in page
+    entry = ehr.client.get("/directory/51").text
+    assert "<h2>Springfield Imaging Center</h2>" in entry and "None" not in entry
