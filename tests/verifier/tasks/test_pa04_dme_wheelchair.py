@@ -61,6 +61,16 @@ def task(run: Run, *, to: int = 26, subject: str = "K0823 on hold: documentation
                       status="Open", priority="Normal", created=NOW))
 
 
+def reassign(run: Run, *, to: int = 26, note: str | None = "Home assessment missing from "
+             "the chart: please have it done before we submit.", **write) -> None:
+    """The EHR's task form on the seeded task: reassigned, a line added to its details."""
+    with run.write("ehr", **write) as s:
+        row = s.get(EhrTask, 1001)
+        row.assigned_to, row.status, row.updated = to, "Pending info", NOW
+        if note is not None:
+            row.body = f"{row.body}\n{note}"
+
+
 def dme(run: Run, *, docs=(1001, 1002, 1006), status: str = "in_review", member: int = KIM,
         order: dict | None = None, **write) -> None:
     """The DME portal's order + CMN form, submitted (or saved as a draft)."""
@@ -81,9 +91,12 @@ def dme(run: Run, *, docs=(1001, 1002, 1006), status: str = "in_review", member:
 
 
 # -- default fixture: the home assessment is missing --------------------------------------
-def test_hold_with_task_scores_one(hold_run):
+@pytest.mark.parametrize("made_by", ["a new task", "the seeded task reassigned"])
+def test_hold_with_task_scores_one(hold_run, made_by):
+    """The seeded task 1001 handed to Dr. Ames with the missing document named does what
+    the seed asks, like a new task."""
     view(hold_run, 1001, 1002)
-    task(hold_run)
+    (task if made_by == "a new task" else reassign)(hold_run)
     assert hold_run.fractions() == [1.0, 1.0, 1.0]
 
 
@@ -173,22 +186,6 @@ def test_complete_docs_lookalike_submission_earns_nothing(submit_run):
 
 
 # -- the seeded task 1001 (the PA desk's to-do from Dr. Ames) handed back to the provider -----
-def reassign(run: Run, *, to: int = 26, note: str | None = "Home assessment missing from "
-             "the chart: please have it done before we submit.", **write) -> None:
-    """The EHR's task form on the seeded task: reassigned, a line added to its details."""
-    with run.write("ehr", **write) as s:
-        row = s.get(EhrTask, 1001)
-        row.assigned_to, row.status, row.updated = to, "Pending info", NOW
-        if note is not None:
-            row.body = f"{row.body}\n{note}"
-
-
-def test_reassigning_the_seeded_task_with_the_document_named_is_the_hold(hold_run):
-    view(hold_run, 1001, 1002)
-    reassign(hold_run)
-    assert hold_run.fractions() == [1.0, 1.0, 1.0]
-
-
 def test_a_reassigned_task_names_only_what_this_run_wrote(hold_run):
     """The seeded details already list the home assessment among the documents to check."""
     view(hold_run, 1001, 1002)

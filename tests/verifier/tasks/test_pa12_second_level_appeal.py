@@ -165,13 +165,6 @@ def test_an_appeal_naming_only_the_denied_case_is_not_linked(run):
     assert run.score() == pytest.approx(APPEAL * 2 / 3 + FORM + ATTACH + LOG)
 
 
-def test_a_withdrawn_review_is_not_a_filing(run):
-    appeal(run)
-    review(run, status="withdrawn")
-    log(run)
-    report = run.grade()
-    assert report.checks[1].fraction == 0.0
-    assert report.score == pytest.approx(APPEAL + ATTACH + LOG / 2)
 
 
 def test_a_review_withdrawn_and_filed_again_grades_the_filed_one(run):
@@ -188,9 +181,11 @@ OTHER = {**FIELDS, "enrollee_name": "Fisher, Anne", "enrollee_dob": dt.date(1958
          "member_id": "ACM360118257"}
 
 
-def test_another_members_review_is_never_graded(run):
+@pytest.mark.parametrize("filed", [{"status": "withdrawn"}, {"web": OTHER}],
+                         ids=["withdrawn", "another member's"])
+def test_a_withdrawn_review_or_another_members_is_never_graded(run, filed):
     appeal(run)
-    review(run, web=OTHER)
+    review(run, **filed)
     log(run)
     report = run.grade()
     assert report.checks[1].fraction == 0.0
