@@ -3,8 +3,9 @@
 Every pa-* task grades the same few questions: which of the member's requests (or appeals,
 or faxes) counts as the one filed; were exactly the right documents attached, recognised by
 their bytes; did the fax that arrived carry its pages in order; does a filled form say what
-the chart says; is the payer's number recorded in the EHR. Each function here makes one of those decisions and says why in its docstring, so a
-task's ``verify.py`` holds its gold facts and the few rules that are its own.
+the chart says; is the payer's number recorded in the EHR. Each function here makes one of
+those decisions and says why in its docstring, so a task's ``verify.py`` holds its gold
+facts and the few rules that are its own.
 
 The stores are read through the :class:`~verifier.Extract` only, so the channel rule holds:
 a row another channel or episode wrote is seen as seeded, and ``ex.created`` rows are this
