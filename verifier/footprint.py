@@ -10,6 +10,11 @@ flagged when it is
 - a new row identical to another row of its table except for keys and timestamps
   (``duplicate``).
 
+New rows of the tables where an app records that something was *read* (``READ_RECORD_TABLES``:
+the EHR's access log, the payer portal's rule lookups and claim-status inquiries) are changes
+too, marked ``read``: they are never outside ``may_touch`` nor duplicates, and
+:attr:`Footprint.writes` leaves them out.
+
 Checks read these lists for the seeds' "no stray writes / no collateral change / no
 duplicate" items; the report lists them all. The ``audit_log`` table itself is not diffed.
 """
@@ -59,6 +64,7 @@ class RowChange:
     writers: tuple[str, ...] = ()
     counted: bool = True
     flags: dict[str, str] = field(default_factory=dict)
+    read: bool = False  # a new row of a read-record table (see READ_RECORD_TABLES)
 
     @property
     def key(self) -> Key:
@@ -82,6 +88,8 @@ class RowChange:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"row": self.ref, "action": self.action,
                                 "writers": list(self.writers), "counted": self.counted}
+        if self.read:
+            data["read"] = True
         if self.flags:
             data["flags"] = dict(self.flags)
         if self.action == "update":
@@ -147,6 +155,16 @@ class Footprint:
     def deleted(self) -> list[RowChange]:
         return [c for c in self.changes if c.action == "delete"]
 
+    @property
+    def reads(self) -> list[RowChange]:
+        """New rows that only record a reading (a document opened, a rule looked up)."""
+        return [c for c in self.changes if c.read]
+
+    @property
+    def writes(self) -> list[RowChange]:
+        """Every change except the records of reading: what "no other change" items judge."""
+        return [c for c in self.changes if not c.read]
+
     def to_json(self) -> dict[str, Any]:
         counts: dict[str, int] = defaultdict(int)
         for change in self.changes:
@@ -158,6 +176,7 @@ class Footprint:
             "outside_scope": [c.ref for c in self.outside_scope],
             "other_patient": [c.ref for c in self.other_patient],
             "duplicates": [c.ref for c in self.duplicates],
+            "reads": [c.ref for c in self.reads],
             "changes": [c.to_json() for c in self.changes],
             "notes": self.notes,
         }
@@ -219,10 +238,21 @@ def fetch_images(session: Session, table: Table,
     return found
 
 
-# Tables where an app records that something was *read* (OpenEMR's ``log``: a document
-# viewed or downloaded). New rows there are evidence of reading — pa-04 grades "documents
-# checked" from them — never a stray write; editing or deleting them still is.
-ACCESS_LOG_TABLES: dict[str, frozenset[str]] = {"ehr": frozenset({"log"})}
+# Tables where an app records that something was *read*: OpenEMR's ``log`` (a document
+# viewed or downloaded), the payer portal's ``rule_lookups`` (a PA requirement looked up)
+# and ``claim_inquiries`` (a claim-status search). New rows there are evidence of reading —
+# pa-04 grades "documents checked", pa-11 "status checked" from them — never a stray write
+# or a double submit, whatever the task's may_touch; editing or deleting them still is a
+# change.
+READ_RECORD_TABLES: dict[str, frozenset[str]] = {
+    "ehr": frozenset({"log"}),
+    "acme": frozenset({"rule_lookups", "claim_inquiries"}),
+}
+
+
+def is_read_record(system: str, table: str, action: str) -> bool:
+    """Whether a change only records a reading: a new row of a read-record table."""
+    return action == "insert" and table in READ_RECORD_TABLES.get(system, ())
 
 # Date-time columns that record when a row was written, not what it says: two rows equal
 # but for these are a double submit. Other date-times (a scheduled draw, a dose's start) are
@@ -330,16 +360,15 @@ def diff_store(system: str, conn: sqlite3.Connection, metadata: MetaData, live: 
             assert image is not None  # one side differs from the other, so one exists
             pk = {n: image[n] for n in names}
             change = RowChange(system, table.name, pk, action, before_image, after_image,
-                               tuple(writers.get(key, ())), key not in tainted)
-            read_record = (action == "insert"
-                           and table.name in ACCESS_LOG_TABLES.get(system, ()))
-            if (may_touch is None or table.name not in may_touch) and not read_record:
+                               tuple(writers.get(key, ())), key not in tainted,
+                               read=is_read_record(system, table.name, action))
+            if (may_touch is None or table.name not in may_touch) and not change.read:
                 change.flags[OUTSIDE_SCOPE] = (
                     f"{system} may_touch: {', '.join(may_touch) if may_touch else 'nothing'}")
             if patients is not None:
                 _flag_patient(change, patients, live)
             changes.append(change)
-            if action == "insert":
+            if action == "insert" and not change.read:
                 inserted.append(change)
         if inserted:
             _flag_duplicates(live, table, inserted, system)

@@ -77,13 +77,14 @@ FORM, ATTACH, DEST, LOG = 0.50, 0.20, 0.15, 0.15
 
 
 def pa07(payer_seeds, tmp_path, *, to: str = PA_LINE, cover: bool = True,  # noqa: F811
-         note: bool = True, form: dict | None = None, times: int = 1) -> dict:
+         note: bool = True, form: dict | None = None, times: int = 1,
+         note_first: bool = False) -> dict:
     run = payer_seeds.run("pa-07")
     ehr, fax = ehr_client(run, EPISODE), fax_client(run, EPISODE)
     filled = fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), form or PA07_FORM)
     files = [("beta_pa_form_filled.pdf", filled)]
     if note:
-        files.append(ehr_document(ehr, 107, 1001))
+        files.insert(0 if note_first else 1, ehr_document(ehr, 107, 1001))
     for _ in range(times):
         response = send_fax(fax, to=to, cover=cover, files=files,
                             subject="Prior authorization request: Ross, Hannah BTC55120987",
@@ -103,6 +104,7 @@ def test_pa07_done_through_the_sites_scores_full(payer_seeds, tmp_path):  # noqa
     ({"to": RX_LINE}, FORM + ATTACH + LOG),               # the decoy pharmacy PA line
     ({"cover": False}, FORM + ATTACH / 2 + DEST + LOG),   # no cover sheet
     ({"note": False}, FORM + ATTACH / 2 + DEST + LOG),    # the clinical note not attached
+    ({"note_first": True}, FORM + ATTACH / 2 + DEST + LOG),  # the note before the form
     ({"times": 2}, FORM + ATTACH + LOG),                  # sent twice: not exactly one fax
     ({"form": {**PA07_FORM, "icd10_code": "R10.11"}},     # the secondary diagnosis
      FORM * 13 / 14 + ATTACH + DEST + LOG),
@@ -161,6 +163,15 @@ def test_pa12_external_review_parts_score_full(payer_seeds, tmp_path, via_pdf): 
     assert parts["EHR log"] == pytest.approx(0.5)  # the Acme appeal's half is not ours
 
 
+def test_pa12_a_request_for_another_member_is_never_graded(payer_seeds,  # noqa: F811
+                                                            tmp_path):
+    """Another person's request (name, date of birth and member ID all someone else's)
+    earns nothing, though most of its fields are Fischer's appeal's."""
+    parts = pa12(payer_seeds, tmp_path, enrollee_name="Fisher, Anne",
+                 enrollee_dob="1958-05-02", member_id="ACM360118257")
+    assert parts["external review form fields"] == 0.0
+
+
 @pytest.mark.parametrize("change", [
     {"insurer_name": "Acme Health Insurance Company of Illinois"},   # the decoy insurer
     {"insurer_reference": "PA26-036402"},      # the case number, not the upheld appeal
@@ -190,7 +201,7 @@ ELLERY = {"patient_name": "Ellery, June", "member_id": "BTC60220305", "cpt_code"
 
 
 def pa14(payer_seeds, tmp_path, *, baxter_to: str = PA_LINE,  # noqa: F811
-         fax_ellery: bool = False) -> dict:
+         fax_ellery: bool = False, ellery_reference: str | None = None) -> dict:
     run = payer_seeds.run("pa-14")
     ehr, fax = ehr_client(run, EPISODE), fax_client(run, EPISODE)
     blank = (run / "input" / "beta_pa_form.pdf").read_bytes()
@@ -206,6 +217,8 @@ def pa14(payer_seeds, tmp_path, *, baxter_to: str = PA_LINE,  # noqa: F811
         if item is not None:
             worklist_update(ehr, item, "submitted", confirmation(fax))
     deliver(fax)
+    if ellery_reference is not None:   # case 5: no PA, the Beta bulletin cited
+        worklist_update(ehr, 1005, "no_pa_required", ellery_reference)
     return fractions(grade_run("pa-14", run, tmp_path / "extract"))
 
 
@@ -225,6 +238,22 @@ def test_pa14_beta_cases_faxed_score_full(payer_seeds, tmp_path):  # noqa: F811
 def test_pa14_a_decoy_number_loses_the_channel_third(payer_seeds, tmp_path):  # noqa: F811
     parts = pa14(payer_seeds, tmp_path, baxter_to=RX_LINE)
     assert parts["cases 1-3"] == pytest.approx(UNTOUCHED_14["cases 1-3"] + (2 / 3) / 3)
+
+
+@pytest.mark.parametrize(("reference", "cited"), [
+    ("beta-prior-authorization", True),
+    # the full title (67 characters) does not fit the worklist's 60: its subject does
+    ("Beta bulletin: services that need prior authorization", True),
+    ("Beta Care bulletin", False),                      # which one?
+    ("beta-appeals-level-1", False),                    # the other bulletin
+])
+def test_pa14_case5_cites_the_bulletin_by_key_or_title(payer_seeds, tmp_path,  # noqa: F811
+                                                       reference, cited):
+    parts = pa14(payer_seeds, tmp_path, ellery_reference=reference)
+    # case 5: nothing submitted (1), worklist item (outcome 1, reference 1 or 0)
+    case5 = (1 + (1 + cited) / 2) / 2
+    assert parts["cases 4-6"] == pytest.approx(UNTOUCHED_14["cases 4-6"] - 0.5 / 3
+                                               + case5 / 3)
 
 
 def test_pa14_faxing_a_no_pa_case_loses_its_nothing_submitted_half(payer_seeds,  # noqa: F811

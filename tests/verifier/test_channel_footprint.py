@@ -213,6 +213,35 @@ def test_document_views_are_reads_not_stray_writes(tmp_path):
     assert change["row"].startswith("ehr.log#") and "flags" not in change
 
 
+def test_reads_repeated_are_not_duplicates_and_are_not_writes(tmp_path):
+    from sandbox.stores.ehr import Log
+
+    spec = task(tmp_path)
+
+    def view_twice(s):
+        for _ in range(2):
+            s.add(Log(date=NOW, event="document-view", user="nurse.kelly", patient_id=1001,
+                      comments="viewed document 7"))
+
+    report = grade(spec, run_with(tmp_path, spec, ("browser", None, view_twice),
+                                  ("browser", None, add_penicillin)))
+    assert report.footprint["duplicates"] == [] and report.footprint["counts"]["stray"] == 0
+    assert len(report.footprint["reads"]) == 2
+    assert all(c.get("read") for c in report.footprint["changes"]
+               if c["row"].startswith("ehr.log#"))
+
+
+@pytest.mark.parametrize(("system", "table", "action", "read"), [
+    ("ehr", "log", "insert", True), ("acme", "rule_lookups", "insert", True),
+    ("acme", "claim_inquiries", "insert", True), ("acme", "claim_inquiries", "update", False),
+    ("acme", "rule_lookups", "delete", False), ("acme", "pa_cases", "insert", False),
+    ("ehr", "rule_lookups", "insert", False)])
+def test_only_new_rows_of_the_read_record_tables_are_reads(system, table, action, read):
+    from verifier.footprint import is_read_record
+
+    assert is_read_record(system, table, action) is read
+
+
 def test_orders_for_different_times_are_not_duplicates_but_double_submits_are(tmp_path):
     spec = task(tmp_path)
     later = NOW + dt.timedelta(minutes=2)

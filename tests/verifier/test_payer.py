@@ -14,9 +14,20 @@ from contextlib import contextmanager
 
 import pytest
 
-from sandbox.stores.acme import Appeal, Attachment, AuthExtension, Member, PaAnswer, PaCase, Plan
+from sandbox.stores.acme import (
+    Appeal,
+    Attachment,
+    AuthExtension,
+    ClaimCorrection,
+    Member,
+    PaAnswer,
+    PaCase,
+    Plan,
+)
 from sandbox.stores.ehr import Document, EhrTask, PatientData, Pnote, PriorAuthorization, User
+from sandbox.stores.epa import EpaRequest
 from sandbox.stores.fax import FaxAccount, FaxDocument, FaxJob, ReceivedFax
+from sandbox.stores.regulator import ExternalReview
 from tests.verifier.builders import RunBuilder, task_spec
 from tests.verifier.tasks.pa_support import blank_form, fill_pdf
 from verifier import CouldNotGrade, Extract
@@ -38,6 +49,7 @@ from verifier.payer import (
     ehr_reference_places,
     exact_documents,
     fax_files,
+    filed,
     filled_form,
     form_date,
     included_documents,
@@ -49,6 +61,7 @@ from verifier.payer import (
     nothing_filed,
     primary_icd10,
     reference_recorded,
+    says_twice_daily,
     submitted_appeal,
     submitted_case,
     task_carries,
@@ -185,6 +198,27 @@ def test_an_appeal_counts_past_draft_only(run):
         assert appeal is not None and appeal.reference_number == "AP26-000001"
         assert submitted_appeal(ex, LOOK_ALIKE) is None
     assert APPEAL_SUBMITTED[0] == "submitted" and "draft" not in APPEAL_SUBMITTED
+
+
+@pytest.mark.parametrize(("row", "sent"), [
+    (PaCase(status="draft"), False), (PaCase(status="cancelled"), False),
+    (PaCase(status="in_review"), True), (PaCase(status="denied"), True),
+    (Appeal(status="draft"), False), (Appeal(status="upheld"), True),
+    (ClaimCorrection(status="draft"), False), (ClaimCorrection(status="submitted"), True),
+    (ExternalReview(status="draft"), False), (ExternalReview(status="withdrawn"), False),
+    (ExternalReview(status="submitted"), True),
+    (EpaRequest(status="in_progress"), False), (EpaRequest(status="sent_to_plan"), True)])
+def test_filed_is_the_one_rule_for_drafts(row, sent):
+    assert filed(row) is sent
+
+
+@pytest.mark.parametrize(("text", "twice"), [
+    ("naproxen 500 mg BID", True), ("1,000 mg b.i.d.", True), ("twice-daily", True),
+    ("2x/day", True), ("two times a day", True), ("q12h", True), ("every 12 hours", True),
+    ("once daily", False), ("q12", False), ("q8h", False), ("twice weekly", False),
+    ("forbid", False)])
+def test_twice_daily_in_the_office_s_wordings(text, twice):
+    assert says_twice_daily(text) is twice
 
 
 def test_nothing_filed_scores_zero_and_names_member_and_channel():
@@ -338,9 +372,11 @@ def test_names_compare_as_words_without_titles():
                                                                                  "ortiz"}
     rules = FormRules(names=frozenset({"provider"}))
     assert rules.field("provider", "Kwame Osei, MD", "osei kwame").fraction == 1.0
-    assert rules.field("provider", "Kwame Osei, MD", "Kwame Osei, PA").fraction == 0.0
-    credentials = FormRules(names=frozenset({"provider"}), titles=TITLES | {"np", "pa"})
-    assert credentials.field("provider", "Kwame Osei, MD", "Kwame Osei, PA").fraction == 1.0
+    # one rule for every form: credentials (MD, DO, NP, PA) are not part of the name
+    for written in ("Kwame Osei, PA", "Dr. Kwame Osei, NP", "Osei, Kwame DO"):
+        assert rules.field("provider", "Kwame Osei, MD", written).fraction == 1.0
+    assert BETA_PA_FORM.titles == TITLES
+    assert rules.field("provider", "Kwame Osei, MD", "Kwame Ose, MD").fraction == 0.0
     assert rules.field("provider", "", "").fraction == 0.0  # an empty field says nothing
 
 

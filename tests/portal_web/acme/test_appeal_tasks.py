@@ -71,7 +71,8 @@ def test_pa12_level2_appeal_linked_and_attached_scores_its_acme_parts(pa12):
 
 def test_pa12_a_new_level1_appeal_instead_of_level2_loses_the_level(pa12):
     """Filing another level-1 appeal of the denied case (acknowledging the warning) is
-    possible; it is not level 2. The case link still counts under the current verifier."""
+    possible; it is not level 2, and naming the same case is no link to the level-1
+    appeal: only "submitted by the deadline" is left."""
     portal = pa12.portal()
     appeal_id = start_appeal(portal, "/appeals/new/case/1000", appeal_details(
         L2_LETTER, "Approve proton beam therapy (CPT 77525)."))
@@ -79,20 +80,26 @@ def test_pa12_a_new_level1_appeal_instead_of_level2_loses_the_level(pa12):
     assert 'id="duplicate-warning"' in review and "level-2 appeal" in review
     assert submit_appeal(portal, appeal_id, acknowledge=True).status_code == 303
     report = pa12.grade()
-    assert report.checks[0].fraction == pytest.approx(2 / 3)
-    assert report.score == pytest.approx(L2 * 2 / 3, abs=1e-6)
+    assert report.checks[0].fraction == pytest.approx(1 / 3)
+    assert report.score == pytest.approx(L2 / 3, abs=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="pa-12 verifier defect: 'linked to the first level' "
-                   "accepts an appeal that only shares the denied case (case_id 1000) and is "
-                   "not linked to the level-1 appeal AP26-009815 (issue 13 asks for the link); "
-                   "verify.py is not ours to change")
 def test_pa12_link_needs_the_level1_appeal(pa12):
+    """"Linked to the first level" needs the appeal's link to AP26-009815, which only the
+    level-2 form (opened from the upheld level-1 appeal) writes."""
     portal = pa12.portal()
     appeal_id = start_appeal(portal, "/appeals/new/case/1000", appeal_details(
         L2_LETTER, "Approve proton beam therapy (CPT 77525)."))
     assert submit_appeal(portal, appeal_id, acknowledge=True).status_code == 303
-    assert pa12.grade().checks[0].fraction == pytest.approx(1 / 3)
+    assert portal.query("select case_id, parent_appeal_id from appeals where id = ?",
+                        appeal_id) == [(1000, None)]
+    link = parts_of(pa12.grade(), "second-level appeal")["linked to the first level"]
+    assert link == 0.0
+
+
+def parts_of(report, name: str) -> dict[str, float]:  # noqa: ANN001
+    check = next(c for c in report.checks if c.name == name)
+    return {p["part"]: p["fraction"] for p in check.evidence["parts"]}
 
 
 def test_pa12_late_level2_is_accepted_with_a_warning(pa12):
@@ -136,11 +143,6 @@ def appeal_claim(run: TaskRun, portal, claim_number: str):  # noqa: ANN001, ANN2
         template_text(run), "Reprocess the claim for payment.", reason="other"))
 
 
-def parts(report, name: str) -> dict[str, float]:
-    check = next(c for c in report.checks if c.name == name)
-    return {p["part"]: p["fraction"] for p in check.evidence["parts"]}
-
-
 def test_pa17_the_four_open_acme_claims_appealed_score_their_parts(pa17):
     portal = pa17.portal()
     page = portal.client.get("/appeals/new/claim/1002").text
@@ -150,7 +152,7 @@ def test_pa17_the_four_open_acme_claims_appealed_score_their_parts(pa17):
         assert portal.query("select claim_id, level, appeal_type, status from appeals where "
                             "id = ?", appeal_id) == [(claim_id, 1, "post_service", "submitted")]
     report = pa17.grade()
-    got = parts(report, "correct appeal set")
+    got = parts_of(report, "correct appeal set")
     assert all(got[n] == 1.0 for n in [*OPEN_ACME.values(), *EXPIRED_ACME.values()])
     assert got["BC-26071583"] == 0.0  # Beta Care's appeal goes by fax (not built here)
     assert report.checks[1].fraction == pytest.approx(8 / 9)
@@ -165,7 +167,7 @@ def test_pa17_a_late_appeal_is_accepted_with_a_warning_and_costs_its_claim(pa17)
     assert 'id="late-warning"' in portal.client.get(f"/appeals/{appeal_id}/review").text
     assert submit_appeal(portal, appeal_id).status_code == 303
     report = pa17.grade()
-    assert parts(report, "correct appeal set")["26097001981"] == 0.0
+    assert parts_of(report, "correct appeal set")["26097001981"] == 0.0
     # the untouched grade keeps all four expired parts; this appeal loses one of them
     assert report.checks[1].fraction == pytest.approx(3 / 9)
 

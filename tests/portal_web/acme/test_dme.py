@@ -130,6 +130,28 @@ def test_default_gold_hold_is_a_draft_and_a_task(default):
     assert default.fractions() == [1.0, 1.0, 1.0]
 
 
+def reassign_seeded_task(run: TaskRun, to: str, add: str) -> None:
+    """The EHR's task form on the PA desk's seeded to-do 1001: reassigned, a line added."""
+    ehr = run.ehr()
+    page = ehr.client.get("/tasks/1001").text
+    body = html.unescape(re.search(r'<textarea[^>]*name="body"[^>]*>([^<]*)<', page)[1])
+    response = post_form(ehr.client, "/tasks/1001", "/tasks/1001", {
+        "assigned_to": to, "mrn": "510247", "status": "Pending info", "priority": "High",
+        "subject": "DME order: power wheelchair K0823 - submit to Acme DME portal",
+        "body": f"{body.strip()}\n{add}" if add else body.strip()})
+    assert response.status_code == 303, feedback(response.text)
+
+
+@pytest.mark.parametrize(("add", "score"), [
+    ("On hold: the home assessment is missing from the chart.", 1.0),
+    ("", CHECKED + DECISION + FIELDS / 2),   # the seeded text alone names nothing missing
+])
+def test_default_the_seeded_task_handed_to_dr_ames_is_the_hold(default, add, score):
+    chart_documents(default, (1001, 1002))
+    reassign_seeded_task(default, AMES_USER, add)
+    assert default.score() == pytest.approx(score)
+
+
 def test_draft_keeps_what_was_typed_and_continue_needs_the_required_fields(default):
     dme = default.dme()
     response = save_order(dme, {"hcpcs": "K0823", "order_date": "10/13/2026"}, action="save")

@@ -129,16 +129,28 @@ def test_refused_booking_says_what_is_missing(pa05):
     assert any("not a US phone number" in m for m in messages)
 
 
-@pytest.mark.xfail(strict=True, reason="pa-05 verifier defect: its 'Dr. Grant's calendar, "
-                   "patient Patel' third of the EHR-event item is earned by a calendar event "
-                   "with no peer-to-peer booking at all (issue 12 asks that it need the "
-                   "confirmation number of a real booking); verify.py is not ours to change")
-def test_calendar_part_needs_a_real_booking(pa05):
-    ehr = pa05.ehr()
+def calendar_entry_without_number(run: TaskRun) -> None:
+    """Dr. Grant's calendar entry for Patel at slot 1004's time, no P2P number on it."""
+    ehr = run.ehr()
     response = post_form(ehr.client, "/calendar/event/new", "/calendar/event/new", {
         "pc_catid": P2P_CATEGORY, "pc_aid": GRANT, "mrn": PATEL_MRN,
         "pc_title": "Peer-to-peer review", "pc_eventDate": "2026-10-22",
         "pc_startTime": "12:15", "duration": "30", "pc_apptstatus": "-", "pc_facility": "1",
         "allow_overlap": "1"})
     assert response.status_code == 303
+
+
+def test_calendar_part_needs_a_real_booking(pa05):
+    """Dr. Grant's calendar entry for Patel with no peer-to-peer booking earns nothing: the
+    "Dr. Grant's calendar" part needs the confirmation number of a real booking."""
+    calendar_entry_without_number(pa05)
     assert pa05.score() == 0.0
+
+
+def test_an_entry_without_the_confirmation_number_is_not_the_bookings(pa05):
+    """Booked through the portal, then put on Dr. Grant's calendar at the slot's time but
+    without the P2P number: only the time third of the event item is earned."""
+    portal = pa05.portal()
+    confirmation(portal, book(portal, 1004))
+    calendar_entry_without_number(pa05)
+    assert pa05.score() == pytest.approx(VALID + FREE + EVENT / 3)

@@ -29,7 +29,8 @@ def shown(answers: dict) -> list:
     return [("shown_keys", k[2:]) for k in answers]
 
 
-def request_drug(run: TaskRun, answers: dict = ANSWERS, documents=(NOTE, TB_2026)) -> str:  # noqa: ANN001
+def request_drug(run: TaskRun, answers: dict = ANSWERS, documents=(NOTE, TB_2026),  # noqa: ANN001
+                 submit: bool = True) -> str:
     portal = run.portal
     case_id = portal.start_request("pharmacy", MEMBER)
     portal.step(case_id, "provider", PRESCRIBER)
@@ -41,6 +42,8 @@ def request_drug(run: TaskRun, answers: dict = ANSWERS, documents=(NOTE, TB_2026
         name, content = run.ehr_document(doc)
         portal.upload(case_id, name, content, "clinical_note")
     portal.finish_attachments(case_id)
+    if not submit:   # left on the review page: the wizard keeps it in My drafts
+        return ""
     reference = portal.submit_request(case_id)
     assert reference
     return reference
@@ -57,6 +60,13 @@ def run(task_seeds) -> TaskRun:
 def test_gold_path_scores_one(run):
     request_drug(run)
     assert run.fractions() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_a_complete_request_left_as_a_draft_earns_nothing(run):
+    """Everything entered and attached, never submitted: the one rule for drafts."""
+    request_drug(run, submit=False)
+    assert run.portal.query("select status from pa_cases where member_id = 8") == [("draft",)]
+    assert run.score() == 0.0
 
 
 def test_old_tb_test_instead_of_the_latest(run):

@@ -171,12 +171,14 @@ def test_wrong_diagnosis_after_the_gold_answers_hides_them_all(epa_for):
     assert report.score == pytest.approx(ANSWERS * 13 / 14 + SENT)
 
 
-def test_answered_but_not_sent_loses_sent(epa_for):
+def test_answered_but_never_sent_earns_nothing_for_the_answers(epa_for):
+    """The one rule for drafts: answers saved but never sent to the plan earn nothing for
+    their content; only "no contradictions", as untouched, is kept."""
     epa = epa_for()
     solve(epa, GOLD_ANSWERS, send=False)
     assert epa.request_row(JOY)["status"] == "in_progress"
-    assert epa.fractions() == [1.0, 1.0, 0.0]
-    assert epa.grade().score == pytest.approx(ANSWERS + CONSISTENT)
+    assert epa.fractions() == [0.0, 1.0, 0.0]
+    assert epa.grade().score == pytest.approx(CONSISTENT)
 
 
 def test_send_without_attestation_or_with_a_missing_answer_writes_nothing(epa_for):

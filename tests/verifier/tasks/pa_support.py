@@ -121,6 +121,23 @@ class Run:
         return [c.fraction for c in self.grade().checks]
 
 
+def sink_receives(run: Run, job_id: int, *, episode: str | None = None) -> bytes:
+    """The fax sink delivering a job: the received PDF the web fax service's sink builds
+    (cover sheet if the job has one, then each document, transmit header on every page),
+    kept as a ``received_faxes`` row (channel ``fax``) and as ``fax_sink/<confirmation>.pdf``.
+    """
+    from portal_web.fax.sink import received_pdf, received_row, write_sink_file
+    from sandbox.stores.fax import FaxAccount, FaxDocument, FaxJob
+
+    with run.write("fax", channel="fax", actor="fax-sink", episode=episode) as s:
+        job = s.get(FaxJob, job_id)
+        documents = list(s.scalars(select(FaxDocument).where(FaxDocument.job_id == job_id)))
+        data = received_pdf(job, documents, s.get(FaxAccount, job.account_id))
+        s.add(received_row(job, data, NOW))
+        write_sink_file(run.path, job, data)
+    return data
+
+
 def fill_pdf(data: bytes, values: dict[str, str]) -> bytes:
     """A fillable PDF with its fields set, as the Workspace's PDF form filler saves it."""
     import io

@@ -118,6 +118,19 @@ def test_each_wrong_answer_costs_one_ninth(run, key, wrong):
     assert run.score() == pytest.approx(CODES + ANSWERS * 8 / 9 + ATTACH + REF)
 
 
+@pytest.mark.parametrize("dose", ["naproxen 500 mg twice-daily", "Naproxen 500mg 2x daily",
+                                  "naproxen 500 mg q12h", "naproxen 500 mg every 12 hours"])
+def test_any_wording_of_twice_daily_passes_as_in_pa20(run, dose):
+    solve(run, answers={**GOLD, "nsaid_name": dose})
+    assert run.score() == pytest.approx(1.0)
+
+
+def test_a_bare_q12_is_no_frequency(run):
+    """"q12" without hours says nothing (pa-20's rule, now shared)."""
+    solve(run, answers={**GOLD, "nsaid_name": "naproxen 500 mg q12"})
+    assert run.score() == pytest.approx(CODES + ANSWERS * 8 / 9 + ATTACH + REF)
+
+
 def test_missing_answer_costs_one_ninth(run):
     solve(run, answers={k: v for k, v in GOLD.items() if k != "pt_weeks"})
     assert run.score() == pytest.approx(CODES + ANSWERS * 8 / 9 + ATTACH + REF)

@@ -61,6 +61,16 @@ def task(run: Run, *, to: int = 26, subject: str = "K0823 on hold: documentation
                       status="Open", priority="Normal", created=NOW))
 
 
+def reassign(run: Run, *, to: int = 26, note: str | None = "Home assessment missing from "
+             "the chart: please have it done before we submit.", **write) -> None:
+    """The EHR's task form on the seeded task: reassigned, a line added to its details."""
+    with run.write("ehr", **write) as s:
+        row = s.get(EhrTask, 1001)
+        row.assigned_to, row.status, row.updated = to, "Pending info", NOW
+        if note is not None:
+            row.body = f"{row.body}\n{note}"
+
+
 def dme(run: Run, *, docs=(1001, 1002, 1006), status: str = "in_review", member: int = KIM,
         order: dict | None = None, **write) -> None:
     """The DME portal's order + CMN form, submitted (or saved as a draft)."""
@@ -81,9 +91,12 @@ def dme(run: Run, *, docs=(1001, 1002, 1006), status: str = "in_review", member:
 
 
 # -- default fixture: the home assessment is missing --------------------------------------
-def test_hold_with_task_scores_one(hold_run):
+@pytest.mark.parametrize("made_by", ["a new task", "the seeded task reassigned"])
+def test_hold_with_task_scores_one(hold_run, made_by):
+    """The seeded task 1001 handed to Dr. Ames with the missing document named does what
+    the seed asks, like a new task."""
     view(hold_run, 1001, 1002)
-    task(hold_run)
+    (task if made_by == "a new task" else reassign)(hold_run)
     assert hold_run.fractions() == [1.0, 1.0, 1.0]
 
 
@@ -170,3 +183,37 @@ def test_complete_docs_home_assessment_not_attached(submit_run):
 def test_complete_docs_lookalike_submission_earns_nothing(submit_run):
     dme(submit_run, member=5)
     assert submit_run.score() == 0.0
+
+
+# -- the seeded task 1001 (the PA desk's to-do from Dr. Ames) handed back to the provider -----
+def test_a_reassigned_task_names_only_what_this_run_wrote(hold_run):
+    """The seeded details already list the home assessment among the documents to check."""
+    view(hold_run, 1001, 1002)
+    reassign(hold_run, note=None)
+    assert hold_run.score() == pytest.approx(CHECKED + DECISION + FIELDS / 2)
+
+
+def test_reassigning_to_another_provider_loses_the_recipient_half(hold_run):
+    view(hold_run, 1001, 1002)
+    reassign(hold_run, to=25)
+    assert hold_run.score() == pytest.approx(CHECKED + DECISION + FIELDS / 2)
+
+
+def test_the_seeded_task_only_updated_is_no_hold(hold_run):
+    """Still the PA desk's own to-do (not handed to anyone): nothing was asked of Dr. Ames."""
+    view(hold_run, 1001, 1002)
+    reassign(hold_run, to=12)
+    assert hold_run.fractions() == [1.0, 0.0, 0.0]
+
+
+def test_a_reassignment_through_another_channel_does_not_count(hold_run):
+    view(hold_run, 1001, 1002)
+    reassign(hold_run, channel="api")
+    assert hold_run.fractions() == [1.0, 0.0, 0.0]
+
+
+def test_complete_docs_reassigning_the_task_is_a_hold_like_a_new_task(submit_run):
+    view(submit_run, 1001, 1002, 1006)
+    dme(submit_run)
+    reassign(submit_run)
+    assert submit_run.fractions() == [1.0, 0.0, 1.0]

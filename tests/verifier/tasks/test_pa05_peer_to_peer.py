@@ -1,11 +1,13 @@
 """pa-05: a peer-to-peer slot booked and on the EHR calendar (40% valid P2P slot; 30% no
-calendar conflict; 30% EHR event with confirmation, three equal parts)."""
+calendar conflict; 30% EHR event with confirmation, three equal parts, each needing a real
+booking: its "Dr. Grant's calendar" part needs the booking's confirmation number too)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
+from sqlalchemy import select
 
 from sandbox.stores.acme import P2pRequest, P2pSlot
 from sandbox.stores.ehr import CalendarEvent
@@ -73,7 +75,7 @@ def test_free_slot_outside_the_window_is_not_valid(run):
 
 
 @pytest.mark.parametrize("change, parts", [
-    ({"title": "Peer-to-peer review"}, 2),                   # no confirmation number
+    ({"title": "Peer-to-peer review"}, 1),   # no confirmation number: not the booking's entry
     ({"at": dt.timedelta(minutes=30)}, 2),                   # not the slot's time
     ({"pid": None}, 2),                                      # not linked to Patel
 ])
@@ -100,3 +102,26 @@ def test_writes_of_another_channel_or_episode_do_not_count(run, write):
     assert report.score == 0.0
     assert {e["table"] for e in report.channel["exclusions"]} == {
         "p2p_requests", "p2p_slots", "openemr_postcalendar_events"}
+
+
+def test_an_event_without_any_booking_earns_nothing(run):
+    """Dr. Grant's calendar entry for Patel at a free slot's time, but nothing was booked."""
+    calendar(run, dt.datetime(2026, 10, 22, 12, 15), title="Peer-to-peer review")
+    report = run.grade()
+    assert report.score == 0.0
+    assert "no peer-to-peer request" in report.checks[2].evidence["found"]
+
+
+def test_an_event_carrying_a_cancelled_bookings_number_earns_nothing(run):
+    start = book(run, 1004)
+    with run.write("acme") as s:
+        s.scalars(select(P2pRequest).where(
+            P2pRequest.confirmation_number == CONFIRMATION)).one().status = "cancelled"
+        s.get(P2pSlot, 1004).status = "open"
+    calendar(run, start)
+    assert run.score() == 0.0
+
+
+def test_a_booking_made_outside_the_browser_gives_the_event_nothing_to_carry(run):
+    calendar(run, book(run, 1004, channel="api"))
+    assert run.score() == 0.0

@@ -1,13 +1,14 @@
 """pa-07: the Beta Care PA form faxed (50% form fields, fourteen proportional; 20%
-attachments and cover, two parts; 15% correct destination; 15% EHR log)."""
+attachments and cover, two parts read from the pages the sink received; 15% correct
+destination; 15% EHR log)."""
 
 from __future__ import annotations
 
 import pytest
 
 from sandbox.stores.ehr import Document, Pnote, PriorAuthorization
-from sandbox.stores.fax import FaxDocument, FaxJob, ReceivedFax, fax_digits
-from tests.verifier.tasks.pa_support import NOW, Run, fill_pdf, seed_once, spec_of
+from sandbox.stores.fax import FaxDocument, FaxJob, fax_digits
+from tests.verifier.tasks.pa_support import NOW, Run, fill_pdf, seed_once, sink_receives, spec_of
 
 SPEC = spec_of("pa-07")
 FORM, ATTACH, DEST, LOG = 0.50, 0.20, 0.15, 0.15
@@ -35,13 +36,16 @@ def run(seeded, tmp_path):
 
 def fax(run: Run, *, to: str = "1-888-555-0142", values: dict | None = None,
         note: int | None = 1001, cover: bool = True, confirmation: str = CONFIRMATION,
-        status: str = "delivered", **write) -> None:
+        status: str = "delivered", note_first: bool = False,
+        own_cover: bytes | None = None, **write) -> None:
     """The web fax service sends a job; the sink records what it received (channel fax)."""
     form = fill_pdf(run.input_bytes("beta_pa_form.pdf"), values or VALUES)
     docs = [("beta_pa_form_filled.pdf", form)]
     if note is not None:
         doc = run.seeded("ehr", Document, note)
-        docs.append((doc.name, doc.document_data))
+        docs.insert(0 if note_first else 1, (doc.name, doc.document_data))
+    if own_cover is not None:
+        docs.insert(0, ("cover.pdf", own_cover))
     with run.write("fax", actor="riverside.fax", **write) as s:
         job = FaxJob(confirmation_id=confirmation, account_id=1, from_number="217-555-0199",
                      to_number=to, to_digits=fax_digits(to), recipient_name="Beta Care UM",
@@ -56,11 +60,18 @@ def fax(run: Run, *, to: str = "1-888-555-0142", values: dict | None = None,
                               content=data, uploaded_at=NOW))
         job_id = job.id
     if status == "delivered":
-        with run.write("fax", channel="fax", actor="fax-sink",
-                       episode=write.get("episode")) as s:
-            s.add(ReceivedFax(job_id=job_id, to_digits=fax_digits(to), from_digits="12175550199",
-                              filename=f"{confirmation}.pdf", page_count=len(docs) + cover,
-                              content=form, received_at=NOW))
+        sink_receives(run, job_id, episode=write.get("episode"))
+
+
+def own_cover_sheet() -> bytes:
+    """A cover sheet the office drew itself and uploaded as the first file."""
+    from portal_web.fax.coverpage import CoverSheet, render_cover
+
+    return render_cover(CoverSheet(
+        to="Beta Care Utilization Management", to_fax="1-888-555-0142",
+        sender="Dana Whitfield", organization="Riverside Family Medicine", from_fax="217-555-0199",
+        from_phone="217-555-0100", sent_at=NOW, pages=3, subject="PA request: Ross, Hannah",
+        message="", urgent=False))
 
 
 def log(run: Run, text: str = CONFIRMATION, where: str = "note", **write) -> None:
@@ -142,3 +153,43 @@ def test_confirmation_logged_for_another_patient_does_not_count(run):
     with run.write("ehr") as s:
         s.add(Pnote(date=NOW, body=f"confirmation {CONFIRMATION}", pid=101, user="pa.coord"))
     assert run.fractions() == [1.0, 1.0, 1.0, 0.0]
+
+
+def test_the_pages_received_are_graded_not_the_cover_flag(run):
+    """The job says it had a cover sheet, but the sink received nothing for it."""
+    fax(run, status="sent")
+    with run.write("fax") as s:
+        s.get(FaxJob, 1).status = "delivered"   # the service's word, no received pages
+    log(run)
+    report = run.grade()
+    assert report.checks[1].fraction == 0.0
+    assert report.score == pytest.approx(FORM + DEST + LOG)
+
+
+def test_the_note_before_the_form_loses_the_note_half(run):
+    fax(run, note_first=True)
+    log(run)
+    assert run.score() == pytest.approx(FORM + ATTACH / 2 + DEST + LOG)
+
+
+def test_a_cover_sheet_the_office_uploaded_first_is_a_cover_sheet(run):
+    fax(run, cover=False, own_cover=own_cover_sheet())
+    log(run)
+    assert run.fractions() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_the_received_fax_is_read_from_the_sink(run):
+    fax(run)
+    log(run)
+    report = run.grade()
+    parts = report.checks[1].evidence["parts"]
+    assert [p["part"] for p in parts] == ["cover sheet first",
+                                          "visit note 2026-10-14 after the form"]
+    assert parts[0]["received"] == f"{CONFIRMATION}.pdf" and parts[0]["pages"] == 3
+    assert parts[0]["form starts at page"] == 2 and parts[1]["found"] == "from page 3"
+
+
+def test_credentials_in_the_provider_name_are_ignored_like_pa14(run):
+    fax(run, values={**VALUES, "ordering_provider": "Dr. Kwame Osei, NP"})
+    log(run)
+    assert run.score() == pytest.approx(1.0)

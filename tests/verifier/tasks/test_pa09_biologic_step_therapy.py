@@ -90,9 +90,19 @@ def test_the_old_tb_test_is_not_the_evidence(run, docs, fraction):
     assert run.score() == pytest.approx(STEPS + DRUG + ATTACH * fraction + SENT)
 
 
-def test_draft_earns_all_but_submitted(run):
+def test_a_draft_never_sent_earns_nothing(run):
+    """The one rule for drafts (verifier.payer.filed): a complete, correct draft that was
+    never submitted earns nothing for its content, as in pa-01, 08, 13, 16 and 19."""
     request(run, status="draft")
-    assert run.fractions() == [1.0, 1.0, 1.0, 0.0]
+    report = run.grade()
+    assert report.score == 0.0
+    assert "no request for member ACM774310582 submitted" in report.checks[0].evidence["found"]
+
+
+def test_a_submitted_case_is_graded_not_a_later_draft(run):
+    request(run)
+    request(run, status="draft", docs=(1003,), reference_number=None)
+    assert run.score() == pytest.approx(1.0)
 
 
 def test_outpatient_case_is_not_the_pharmacy_request(run):

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from sandbox.stores.acme import PaAnswer, PaCase, PaDraft
+from sandbox.stores.acme import ClaimInquiry, PaAnswer, PaCase, PaDraft, RuleLookup
 from sandbox.stores.ehr import Log, Pnote
 from tests.verifier.tasks.pa_support import NOW, Run, seed_once, spec_of
 
@@ -93,6 +93,17 @@ def test_reading_the_chart_and_the_portal_autosave_are_not_changes(run):
                   patient_id=110, document_id=1001, comments="document 1001"))
     with run.write("acme") as s:
         s.add(PaDraft(case_id=1000, portal_user_id=1, wizard_step="providers", saved_at=NOW))
+    edit(run)
+    assert run.score() == pytest.approx(1.0)
+
+
+def test_portal_lookups_and_claim_searches_are_reads_not_changes(run):
+    """The footprint's read records, whatever the task declares: not collateral changes."""
+    with run.write("acme") as s:
+        s.add(RuleLookup(portal_user_id=1, plan_id=1, code="72148", place_of_service="22",
+                         matched_rule_id="R-GP-1001", requires_pa=True, looked_up_at=NOW))
+        s.add(ClaimInquiry(portal_user_id=1, member_number="ACM145590023",
+                           result_claim_numbers="", inquired_at=NOW))
     edit(run)
     assert run.score() == pytest.approx(1.0)
 

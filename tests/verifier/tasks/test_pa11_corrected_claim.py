@@ -141,3 +141,20 @@ def test_correcting_the_lookalikes_claim_earns_nothing(run):
     correct(run, number="26249002610", claim_id=1002,
             lines=[{**LINES[0], "procedure_code": "99213", "modifiers": ""}])
     assert run.score() == 0.0
+
+
+def test_harmless_reads_are_not_other_changes(run):
+    """Rule lookups and repeated claim-status searches are read records (the footprint's
+    ``read``), never charged to "no other changes"."""
+    from sandbox.stores.acme import RuleLookup
+
+    inquire(run)
+    inquire(run)
+    with run.write("acme", actor="riverside.billing") as s:
+        s.add(RuleLookup(portal_user_id=2, plan_id=1, code="J0897", place_of_service="11",
+                         matched_rule_id=None, requires_pa=None, looked_up_at=NOW))
+    correct(run)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == [1.0, 1.0, 1.0, 1.0]
+    assert len(report.footprint["reads"]) == 3 and not report.footprint["duplicates"]
+

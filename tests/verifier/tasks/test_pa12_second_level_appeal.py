@@ -1,6 +1,7 @@
 """pa-12: second-level appeal and external review (35% second-level appeal, three parts;
 35% external review form fields, twelve proportional; 15% attachments; 15% EHR log, two
-parts)."""
+parts). The level-2 appeal must link to the level-1 appeal itself; the graded external
+review is one filed (not withdrawn) for Fischer, Anna."""
 
 from __future__ import annotations
 
@@ -57,10 +58,11 @@ def appeal(run: Run, *, files=("dosimetry_plan.pdf", "proton_literature.pdf"),
 
 
 def review(run: Run, *, web: dict | None = None, pdf: dict | None = None,
-           write: dict | None = None) -> None:
+           write: dict | None = None, reference: str = REVIEW_REF,
+           status: str = "submitted") -> None:
     """The state portal's request: the web form's fields and/or an uploaded filled PDF."""
     with run.write("regulator", actor="dwhitfield.rfm", **(write or {})) as s:
-        row = ExternalReview(reference_number=REVIEW_REF, user_id=1, status="submitted",
+        row = ExternalReview(reference_number=reference, user_id=1, status=status,
                              denial_type="medical_necessity", applicant_name="Dana Whitfield",
                              applicant_relationship="provider office", created_at=NOW,
                              submitted_at=NOW, **(FIELDS if web is None else web))
@@ -153,3 +155,54 @@ def test_rows_of_another_channel_or_episode_do_not_count(run, write):
 def test_appeal_for_another_member_earns_nothing(run):
     appeal(run, member=13, parent_appeal_id=None, case_id=None)
     assert run.score() == 0.0
+
+
+def test_an_appeal_naming_only_the_denied_case_is_not_linked(run):
+    """A new appeal of case PA26-036402 without the link to AP26-009815 is not level 2's."""
+    appeal(run, parent_appeal_id=None)
+    review(run)
+    log(run)
+    assert run.score() == pytest.approx(APPEAL * 2 / 3 + FORM + ATTACH + LOG)
+
+
+
+
+def test_a_review_withdrawn_and_filed_again_grades_the_filed_one(run):
+    appeal(run)
+    review(run, web={**FIELDS, "service_code": "77520"}, reference="ER-2026-004418")
+    with run.write("regulator") as s:
+        s.get(ExternalReview, 1).status = "withdrawn"
+    review(run)
+    log(run)
+    assert run.score() == pytest.approx(1.0)
+
+
+OTHER = {**FIELDS, "enrollee_name": "Fisher, Anne", "enrollee_dob": dt.date(1958, 5, 2),
+         "member_id": "ACM360118257"}
+
+
+@pytest.mark.parametrize("filed", [{"status": "withdrawn"}, {"web": OTHER}],
+                         ids=["withdrawn", "another member's"])
+def test_a_withdrawn_review_or_another_members_is_never_graded(run, filed):
+    appeal(run)
+    review(run, **filed)
+    log(run)
+    report = run.grade()
+    assert report.checks[1].fraction == 0.0
+    assert report.score == pytest.approx(APPEAL + ATTACH + LOG / 2)
+
+
+def test_a_later_review_for_another_member_does_not_hide_fischers(run):
+    appeal(run)
+    review(run, web={**FIELDS, "plan_name": "Acme Silver HMO"})
+    review(run, web=OTHER, reference="ER-2026-004418")
+    log(run)
+    assert run.score() == pytest.approx(APPEAL + FORM * 11 / 12 + ATTACH + LOG)
+
+
+def test_a_mistyped_member_id_is_still_fischers_review(run):
+    """Her name and date of birth say whose request it is; the member ID field is wrong."""
+    appeal(run)
+    review(run, web={**FIELDS, "member_id": "ACM360118257"})
+    log(run)
+    assert run.score() == pytest.approx(APPEAL + FORM * 11 / 12 + ATTACH + LOG)

@@ -11,8 +11,16 @@ import pytest
 
 from sandbox.stores.acme import Attachment, DmeOrder, PaAnswer, PaCase
 from sandbox.stores.ehr import Document, EhrTask, PaWorklistItem
-from sandbox.stores.fax import FaxDocument, FaxJob, ReceivedFax, fax_digits
-from tests.verifier.tasks.pa_support import NOW, Run, fill_pdf, seed_once, spec_of
+from sandbox.stores.fax import FaxDocument, FaxJob, fax_digits
+from tests.verifier.tasks.pa_support import (
+    NOW,
+    Run,
+    blank_form,
+    fill_pdf,
+    seed_once,
+    sink_receives,
+    spec_of,
+)
 
 SPEC = spec_of("pa-14")
 PIDS = {n: 124 + n for n in range(1, 11)}          # items 1001-1010 -> pids 125-134
@@ -59,7 +67,8 @@ ACME = {
 HOLDS = {4: (24, "CPAP on hold: the diagnostic sleep study report with the AHI is missing"),
          8: (27, "Shoulder MRI on hold: no shoulder radiographs and no conservative care "
                  "(6 weeks) documented")}
-NO_PA = {3: "R-GP-1014", 5: "Beta Care bulletin: PT evaluation needs no PA", 7: "R-GP-3006"}
+NO_PA = {3: "R-GP-1014", 7: "R-GP-3006",
+         5: "Beta Care provider bulletin: services that need prior authorization (97161)"}
 
 
 @pytest.fixture(scope="module")
@@ -100,27 +109,28 @@ def acme(run: Run, number: int, *, member: int | None = None, answers: dict | No
     return reference
 
 
-def fax(run: Run, number: int, *, to: str = "1-888-555-0142", form: dict | None = None) -> str:
+def fax(run: Run, number: int, *, to: str = "1-888-555-0142", form: dict | None = None,
+        cover: bool = True, before: tuple[tuple[str, bytes], ...] = ()) -> str:
+    """The fax service sends the case's form and notes (after any ``before`` files); the
+    sink receives it."""
     confirmation = f"FX-1019-0{number:05d}"
     filled = fill_pdf(run.input_bytes("beta_pa_form.pdf"), form or FORMS[number])
-    docs = [("beta_pa_form.pdf", filled)] + [
+    docs = [*before, ("beta_pa_form.pdf", filled)] + [
         (d.name, d.document_data) for d in (run.seeded("ehr", Document, i)
                                             for i in FAX_DOCS[number])]
     with run.write("fax", actor="riverside.fax") as s:
         job = FaxJob(confirmation_id=confirmation, account_id=1, from_number="217-555-0199",
-                     to_number=to, to_digits=fax_digits(to), include_cover=True,
-                     cover_subject="Prior authorization request", page_count=len(docs) + 1,
-                     status="delivered", created_at=NOW, sent_at=NOW, delivered_at=NOW)
+                     to_number=to, to_digits=fax_digits(to), include_cover=cover,
+                     cover_subject="Prior authorization request",
+                     page_count=len(docs) + cover, status="delivered", created_at=NOW,
+                     sent_at=NOW, delivered_at=NOW)
         s.add(job)
         s.flush()
         for position, (name, data) in enumerate(docs, 1):
             s.add(FaxDocument(job_id=job.id, position=position, filename=name, page_count=1,
                               content=data))
         job_id = job.id
-    with run.write("fax", channel="fax", actor="fax-sink") as s:
-        s.add(ReceivedFax(job_id=job_id, to_digits=fax_digits(to), from_digits="12175550199",
-                          filename=f"{confirmation}.pdf", page_count=len(docs) + 1,
-                          content=filled, received_at=NOW))
+    sink_receives(run, job_id)
     return confirmation
 
 
@@ -228,3 +238,48 @@ def test_submission_for_the_wrong_member_earns_nothing(run):
     # case 1 keeps only the worklist outcome (its reference is no case of Abbott's);
     # Castillo's no-PA case loses "nothing submitted"
     assert run.score() == pytest.approx(expected({1: 0.5 / 3, 3: 0.5}))
+
+
+@pytest.mark.parametrize("reference", [
+    "beta-prior-authorization",
+    "No PA per Beta-Prior-Authorization bulletin",
+    "Beta Care provider bulletin: services that need prior authorization",
+    "per Beta bulletin 'Services that need prior authorization' (PT evaluation)",
+])
+def test_case5_any_reference_identifying_the_bulletin(run, reference):
+    solve(run, skip=(5,))
+    item(run, 5, "No PA required", reference)
+    assert run.score() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("reference", [
+    "Beta Care bulletin",                                          # which one?
+    "Beta Care provider bulletin: claim and authorization appeals",  # the other bulletin
+    "R-GP-5002",                                                   # Acme's rule, not Beta's
+])
+def test_case5_a_reference_not_identifying_the_bulletin_loses_it(run, reference):
+    solve(run, skip=(5,))
+    item(run, 5, "No PA required", reference)
+    assert run.score() == pytest.approx(expected({5: (1 + 0.5) / 2}))
+
+
+def test_fax_without_a_cover_sheet_loses_its_share_of_the_documents(run):
+    solve(run, skip=(9,))
+    item(run, 9, "submitted", fax(run, 9, cover=False))
+    # case 9: channel 1, fields (form 1, documents: cover 0 of 3 parts), worklist 1
+    assert run.score() == pytest.approx(expected({9: (1 + (0.5 + 0.5 * 2 / 3) + 1) / 3}))
+
+
+def test_the_form_is_the_upload_with_the_beta_forms_fields(run):
+    """Another fillable PDF with more fields faxed first is not the form (the pa-07 rule)."""
+    other = blank_form([f"question_{n}" for n in range(20)])
+    solve(run, skip=(2,))
+    item(run, 2, "submitted", fax(run, 2, before=(("questionnaire.pdf", other),)))
+    assert run.score() == pytest.approx(1.0)
+
+
+def test_credentials_in_a_name_are_ignored_as_in_pa07(run):
+    solve(run, skip=(2,))
+    item(run, 2, "submitted", fax(run, 2, form={**FORMS[2],
+                                                "ordering_provider": "Kwame Osei, NP"}))
+    assert run.score() == pytest.approx(1.0)

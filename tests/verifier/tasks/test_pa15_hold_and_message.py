@@ -39,13 +39,16 @@ def hold(run: Run, *, body: str = BODY, to: str = "dr.fenwick", pid: int = PID,
         item.updated = NOW
 
 
-def submit(run: Run, *, status: str = "in_review", attach: bool = False) -> None:
+def submit(run: Run, *, status: str = "in_review", attach: bool = False,
+           sent: bool | None = None, **write) -> None:
     doc = run.seeded("ehr", Document, 1002)
-    with run.write("acme", actor="riverside.pa") as s:
-        case = PaCase(reference_number="PA26-042700", case_type="outpatient", status=status,
+    sent = status != "draft" if sent is None else sent
+    with run.write("acme", actor="riverside.pa", **write) as s:
+        case = PaCase(reference_number="PA26-042700" if sent else None,
+                      case_type="outpatient", status=status,
                       member_id=HUGHES, plan_id=1, service_code_type="CPT",
                       service_code="29881", icd10_codes="S83.241A", created_at=NOW,
-                      submitted_at=None if status == "draft" else NOW)
+                      submitted_at=NOW if sent else None)
         s.add(case)
         s.flush()
         if attach:
@@ -73,6 +76,21 @@ def test_bare_draft_is_allowed(run):
     hold(run)
     submit(run, status="draft")
     assert run.score() == pytest.approx(1.0)
+
+
+def test_a_draft_cancelled_before_it_was_sent_is_no_submission(run):
+    hold(run)
+    submit(run, status="cancelled", sent=False)
+    assert run.score() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("write", [{"episode": "ep-other"}, {"channel": "api"}])
+def test_only_cases_created_in_this_episodes_browser_count(run, write):
+    hold(run)
+    submit(run, **write)
+    report = run.grade()
+    assert report.score == pytest.approx(1.0)
+    assert report.channel["exclusions"][0]["table"] == "pa_cases"
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sandbox.stores.acme import Appeal
-from sandbox.stores.fax import FaxJob, ReceivedFax, fax_digits
-from tests.verifier.tasks.pa_support import NOW, Run, seed_once, spec_of
+from sandbox.stores.fax import FaxJob, fax_digits
+from tests.verifier.tasks.pa_support import NOW, Run, seed_once, sink_receives, spec_of
 
 SPEC = spec_of("pa-17")
 DEADLINES, SET, LOG = 0.30, 0.50, 0.20
@@ -64,11 +64,7 @@ def file_appeals(run: Run, claims: list[str], *, to: str = "1-888-555-0177",
             s.add(job)
             s.flush()
             job_id = job.id
-        with run.write("fax", channel="fax", actor="fax-sink",
-                       episode=write.get("episode")) as s:
-            s.add(ReceivedFax(job_id=job_id, to_digits=fax_digits(to),
-                              from_digits="12175550199", filename="appeal.pdf", page_count=1,
-                              content=b"%PDF-1.4 cover", received_at=NOW))
+        sink_receives(run, job_id, episode=write.get("episode"))
 
 
 def write_log(run: Run, rows: dict[str, tuple[str, str]] | None = None) -> None:
@@ -97,6 +93,24 @@ def test_appealing_an_expired_claim_costs_its_share_twice(run):
     file_appeals(run, OPEN + ["26097001981"])      # expired by one day
     write_log(run)                                 # the log says it was not appealed
     assert run.score() == pytest.approx(DEADLINES + SET * 8 / 9 + LOG * 8 / 9)
+
+
+def test_a_late_appeal_by_fax_costs_its_share_twice(run):
+    """Beta's fax line takes an appeal of BC-26064410 (expired 10/12) like any other."""
+    file_appeals(run, OPEN + ["BC-26064410"])
+    write_log(run)
+    report = run.grade()
+    assert report.score == pytest.approx(DEADLINES + SET * 8 / 9 + LOG * 8 / 9)
+    parts = {p["part"]: p for p in report.checks[1].evidence["parts"]}
+    assert parts["BC-26064410"]["fraction"] == 0.0 and parts["BC-26064410"]["found"]
+
+
+def test_a_beta_appeal_goes_to_the_number_in_its_bulletin(run):
+    """Beta's Member Services line is not where its appeals bulletin sends appeals."""
+    file_appeals(run, [c for c in OPEN if c != "BC-26071583"])
+    file_appeals(run, ["BC-26071583"], to="1-888-555-0124")
+    write_log(run)
+    assert run.score() == pytest.approx(DEADLINES + SET * 8 / 9 + LOG)
 
 
 def test_missing_appeal_logged_as_appealed(run):

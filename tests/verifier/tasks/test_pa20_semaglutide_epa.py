@@ -84,9 +84,18 @@ def test_answer_on_a_hidden_branch_is_a_contradiction(run, extra):
     assert report.checks[1].evidence["off_gold_path"] == sorted(extra)
 
 
-def test_not_sent_loses_sent(run):
+def test_answers_never_sent_earn_nothing(run):
+    """A request never sent to the plan earns nothing for its content (verifier.payer.filed)."""
     answer(run, GOLD, send=False)
-    assert run.score() == pytest.approx(ANSWERS + CONSISTENT)
+    assert run.fractions() == [0.0, 1.0, 0.0]
+    assert run.score() == pytest.approx(CONSISTENT)
+
+
+@pytest.mark.parametrize("dose", ["1000 mg b.i.d.", "1,000 mg every 12 hours",
+                                  "metformin 1000 mg 2x daily", "1000 mg twice-daily"])
+def test_dose_wordings_pa01_accepts_pass_here_too(run, dose):
+    answer(run, {**GOLD, "metformin_dose": dose})
+    assert run.score() == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("write", [{"channel": "api"}, {"episode": "ep-other"}])
