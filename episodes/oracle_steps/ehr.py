@@ -14,6 +14,7 @@ import re
 from episodes.oracle_steps.web import field, page, put, tap
 
 TAB = "ehr"
+WHEN = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}"  # how the EHR shows a date and time
 
 
 # -- the chart ---------------------------------------------------------------------------------
@@ -70,6 +71,17 @@ def chart_encounters(ehr):
     """The open chart's encounters (dashboard): ``[(date 'YYYY-MM-DD HH:MM', reason)]``."""
     rows = _card(ehr, "Encounters").get_by_role("row").all_inner_texts()
     return [tuple(c.strip() for c in text.split("\t")[:2]) for text in rows if "\t" in text]
+
+
+def lab_results(ehr, test):
+    """The open chart's results of ``test`` (the start of its name on the dashboard's Labs
+    card, e.g. 'eGFR'), newest first: ``[(value, 'YYYY-MM-DD HH:MM')]``."""
+    found = []
+    for text in _lines(_card(ehr, "Labs")):
+        match = re.match(rf"^{re.escape(test)}.*?:\s+(\S+).*?({WHEN})$", text)
+        if match:
+            found.append((match.group(1), match.group(2)))
+    return sorted(found, key=lambda r: r[1], reverse=True)
 
 
 def problem_onset(o, ehr, code):
