@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import field, page, put, tap
+from episodes.oracle_steps.web import arrive, field, page, put, tap
 
 TAB = "ehr"
 WHEN = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}"  # how the EHR shows a date and time
@@ -46,6 +46,17 @@ def active_medications(ehr):
     """The open chart's medication list entries without a 'Stopped' badge (dashboard). The
     list can be stale (a drug stopped in the notes may still show): check the notes."""
     return [t for t in _lines(_card(ehr, "Medications")) if "Stopped" not in t]
+
+
+def stopped_medications(ehr):
+    """The open chart's medication list entries marked stopped (dashboard):
+    ``[(entry, 'YYYY-MM-DD' it stopped)]``."""
+    found = []
+    for text in _lines(_card(ehr, "Medications")):
+        match = re.search(r"\s*Stopped (\d{4}-\d{2}-\d{2})$", text)
+        if match:
+            found.append((text[:match.start()], match.group(1)))
+    return found
 
 
 def member_id(ehr, payer="Acme Health"):
@@ -117,6 +128,24 @@ def provider_npi(o, ehr, last_name, first_name):
     return next(c for c in cells if re.fullmatch(r"\d{10}", c))
 
 
+def rows_of(table):
+    """A table's body rows as ``{column header: cell text}``."""
+    headers = [h.strip() for h in table.get_by_role("columnheader").all_inner_texts()]
+    return [dict(zip(headers, (c.strip() for c in row.get_by_role("cell").all_inner_texts()),
+                     strict=False))
+            for row in table.locator("tbody tr").all()]
+
+
+def prescriptions(o, ehr):
+    """The open chart's Prescriptions page (active and inactive), one ``{column: text}``
+    a prescription: Drug, Directions, Dose, Qty, Refills, Pharmacy, Start, Status, eRx."""
+    tap(o, ehr.get_by_role("navigation", name="Patient record").get_by_role(
+        "link", name="Prescriptions"))
+    table = ehr.locator("#rx-table")
+    page(o, table)
+    return rows_of(table)
+
+
 # -- documents ---------------------------------------------------------------------------------
 def open_documents(o, ehr):
     """The open chart's Documents page (its category tree)."""
@@ -129,7 +158,10 @@ def download_document(o, ehr, name, timeout=15.0):
     """Download the open chart's document ``name`` (as the tree lists it) into Downloads
     and return the name of the file that arrived there (the EHR names it after the
     document, spaces made '_'). Documents must be open (``open_documents``)."""
-    tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
+    link = ehr.locator("#document-tree").get_by_role("link", name=name, exact=True)
+    arrive(o, link)
+    box = o.box(link)  # a long name wraps: its box's centre can fall between the lines
+    o.click((int(box.x + min(box.width, 40) / 2), int(box.y + min(box.height, 16) / 2)))
     button = ehr.get_by_role("link", name="Download", exact=True)
     page(o, ehr.locator(".toolbar").filter(has_text=name).filter(has=button))
     before = set(o.downloads())
