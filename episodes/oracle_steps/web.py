@@ -175,7 +175,10 @@ def attach_file(o, control, path):
     Enter in the location entry closes the dialog without choosing the file)."""
     tap(o, control)
     window_titled(o, FILE_CHOOSER)
-    o.wait(0.3)  # the dialog lists the folder before it takes keys
+    # the dialog lists the folder before it takes keys; the glance is long because a replay
+    # keeps this gap and GTK's first dialog of a browser can take a second more to open
+    # on a busy machine (a Ctrl+L before it would go to the address bar)
+    o.wait(1.0)
     o.key("ctrl+l")
     o.type(path)
     o.wait(0.3)
