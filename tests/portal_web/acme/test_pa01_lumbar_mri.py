@@ -79,3 +79,33 @@ def test_draft_never_submitted_earns_nothing(run):
     run.portal.step(case_id, "provider", PROVIDERS)
     run.portal.step(case_id, "service", SERVICE)
     assert run.score() == 0.0
+
+
+def test_the_radiograph_report_as_an_extra_attachment_costs_a_third(run):
+    """The lumbar radiograph report (EHR document 1001) is imaging, not a supporting note:
+    two of three attached documents match."""
+    record_in_ehr(run, request_mri(run, notes=(1002, 1003, 1001)))
+    assert run.score() == pytest.approx(0.25 + 0.35 + 0.20 * 2 / 3 + 0.20)
+
+
+def test_the_resolved_back_strain_as_primary_diagnosis_costs_half_the_codes(run):
+    """The 2024 lumbar strain (M54.50, resolved) listed first makes it the primary code."""
+    service = {**SERVICE, "icd10_codes": "M54.50\nM51.16"}
+    portal = run.portal
+    case_id = portal.start_request("outpatient", MEMBER)
+    portal.step(case_id, "provider", PROVIDERS)
+    portal.step(case_id, "service", service)
+    portal.step(case_id, "questionnaire", [*ANSWERS, *SHOWN])
+    for doc in NOTES:
+        name, content = run.ehr_document(doc)
+        portal.upload(case_id, name, content, "clinical_note")
+    portal.finish_attachments(case_id)
+    record_in_ehr(run, portal.submit_request(case_id))
+    assert run.fractions() == [0.5, 1.0, 1.0, 1.0]
+
+
+def test_the_reference_on_the_lookalikes_task_does_not_count(run):
+    """Task 1002 belongs to the look-alike Alvarez, Tomas (MRN 510210)."""
+    reference = request_mri(run)
+    run.ehr_edit("/tasks/1002", {"reference": reference})
+    assert run.fractions() == [1.0, 1.0, 1.0, 0.0]

@@ -131,3 +131,35 @@ def test_submitting_twice_is_a_duplicate_even_past_the_warning(run):
     run.portal.submit_request(second, expect=200)  # refused until the warning is acknowledged
     record(run, run.portal.submit_request(second, acknowledge_similar=True))
     assert run.fractions() == [0.0, 1.0, 1.0]
+
+
+def test_leaving_the_draft_after_the_timeout_earns_nothing(run):
+    """Logged back in but never finished: a leftover draft and no request."""
+    case_id = fill_until_attachments(run)
+    upload_expires_session(run, case_id)
+    log_back_in(run)
+    assert run.score() == 0.0
+
+
+def test_the_2024_echo_instead_of_the_current_one_costs_a_quarter_of_the_fields_part(run):
+    """Document 1003 is the 2024 echocardiogram (LVEF 55%), not the current study: one of
+    the two documents matches, half of the 'complete' item's attachment half."""
+    case_id = fill_until_attachments(run)
+    upload_expires_session(run, case_id)
+    log_back_in(run)
+    record(run, finish(run, case_id, documents=(1001, 1003)))
+    assert run.fractions() == [1.0, 0.75, 1.0]
+
+
+def test_the_older_egfr_costs_one_of_eleven_fields(run):
+    """eGFR 71 is the 2025 value; the latest (2026-10-06) is 78."""
+    portal = run.portal
+    case_id = portal.start_request("outpatient", MEMBER)
+    portal.step(case_id, "provider", PROVIDERS)
+    portal.step(case_id, "service", SERVICE)
+    answers = {**ANSWERS, "q_egfr": "71"}
+    portal.step(case_id, "questionnaire", [*answers.items(), *SHOWN])
+    upload_expires_session(run, case_id)
+    log_back_in(run)
+    record(run, finish(run, case_id))
+    assert run.fractions() == [1.0, pytest.approx(0.5 * 10 / 11 + 0.5), 1.0]
