@@ -101,18 +101,11 @@ GOLD_CSV = ("code,place_of_service,pa_required,rule_id\n72148,22,yes,R-GP-1001\n
             "70450,22,no,R-GP-1010\n29881,24,no,R-GP-3002\n95810,11,yes,R-GP-2001\n"
             "45378,24,no,R-GP-3006\nJ1745,22,yes,R-GP-4001\nE0601,12,yes,R-GP-6001\n"
             "97161,11,no,R-GP-5002\n")
-ONLY_LOOKED_UP = ("the seed counts only answers the portal gave in this episode: a code's "
-                  "answer needs a browser lookup of it that showed that rule (verifier fix "
-                  "pending)")
-
-
-@pytest.mark.xfail(strict=True, reason=ONLY_LOOKED_UP)
 def test_answers_written_without_any_lookup_earn_nothing(run):
     run.write_output("pa_required.csv", GOLD_CSV)
     assert run.fractions() == [0.0, 0.0]
 
 
-@pytest.mark.xfail(strict=True, reason=ONLY_LOOKED_UP)
 def test_a_code_not_looked_up_at_its_place_is_not_credited(run):
     for row in csv.DictReader(io.StringIO(GOLD_CSV)):
         place = "22" if row["code"] == "29881" else row["place_of_service"]

@@ -107,25 +107,3 @@ def test_one_pen_instead_of_two_costs_a_sixth_of_the_drug_details(run):
     portal.finish_attachments(case_id)
     assert portal.submit_request(case_id)
     assert run.score() == pytest.approx(0.40 + 0.20 * 5 / 6 + 0.25 + 0.15)
-
-
-def fill_without_submitting(run: TaskRun) -> int:
-    portal = run.portal
-    case_id = portal.start_request("pharmacy", MEMBER)
-    portal.step(case_id, "provider", PRESCRIBER)
-    portal.step(case_id, "drug", DRUG)
-    portal.step(case_id, "questionnaire", [*ANSWERS.items(), *shown(ANSWERS)])
-    for doc in (NOTE, TB_2026):
-        name, content = run.ehr_document(doc)
-        portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    return case_id
-
-
-@pytest.mark.xfail(strict=True, reason="issue 12: a draft is not a submission in any "
-                   "submission task (pa-01, 08, 13, 16, 19 already grade so); pa-09's "
-                   "verifier still grades a never-submitted draft for content")
-def test_a_draft_never_submitted_earns_nothing(run):
-    """A complete draft left unsent: today it earns every item but 'submitted' (0.85)."""
-    fill_without_submitting(run)
-    assert run.score() == 0.0
