@@ -285,6 +285,15 @@ def delivered_faxes(ex: Extract) -> list[FaxJob]:
                   key=lambda j: j.id)
 
 
+def sent_faxes(ex: Extract) -> list[FaxJob]:
+    """This run's fax jobs that were sent (a confirmation ID, not failed or cancelled),
+    delivered or still on their way, oldest first: what the office has filed by fax even
+    if the episode ended before the last page went through."""
+    return sorted((j for j in ex.created(FaxJob) if j.confirmation_id
+                   and j.status in ("queued", "sending", "delivered")),
+                  key=lambda j: j.id)
+
+
 def fax_files(ex: Extract, job: FaxJob) -> list[FaxDocument]:
     """The files uploaded to a fax job, as uploaded (fillable-form fields intact)."""
     return ex.rows(FaxDocument, FaxDocument.job_id == job.id)

@@ -78,7 +78,7 @@ FORM, ATTACH, DEST, LOG = 0.50, 0.20, 0.15, 0.15
 
 def pa07(payer_seeds, tmp_path, *, to: str = PA_LINE, cover: bool = True,  # noqa: F811
          note: bool = True, form: dict | None = None, times: int = 1,
-         note_first: bool = False) -> dict:
+         note_first: bool = False, queued_after: int = 0) -> dict:
     run = payer_seeds.run("pa-07")
     ehr, fax = ehr_client(run, EPISODE), fax_client(run, EPISODE)
     filled = fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), form or PA07_FORM)
@@ -91,7 +91,12 @@ def pa07(payer_seeds, tmp_path, *, to: str = PA_LINE, cover: bool = True,  # noq
                             message="CT abdomen with contrast (74160) on 2026-10-27.")
         assert response.status_code == 303
     deliver(fax)
-    ehr_note(ehr, "510288", f"Beta Care PA faxed, confirmation {confirmation(fax)}")
+    for _ in range(queued_after):  # sent again just before the end: still on its way
+        assert send_fax(fax, to=to, cover=cover, files=files,
+                        subject="Prior authorization request: Ross, Hannah BTC55120987",
+                        message="CT abdomen with contrast (74160).").status_code == 303
+    ehr_note(ehr, "510288",
+             f"Beta Care PA faxed, confirmation {confirmation(fax, -1 - queued_after)}")
     report = grade_run("pa-07", run, tmp_path / "extract")
     return {"score": report.score, **fractions(report)}
 
@@ -106,6 +111,7 @@ def test_pa07_done_through_the_sites_scores_full(payer_seeds, tmp_path):  # noqa
     ({"note": False}, FORM + ATTACH / 2 + DEST + LOG),    # the clinical note not attached
     ({"note_first": True}, FORM + ATTACH / 2 + DEST + LOG),  # the note before the form
     ({"times": 2}, FORM + ATTACH + LOG),                  # sent twice: not exactly one fax
+    ({"queued_after": 1}, FORM + ATTACH + LOG),           # the second still on its way
     ({"form": {**PA07_FORM, "icd10_code": "R10.11"}},     # the secondary diagnosis
      FORM * 13 / 14 + ATTACH + DEST + LOG),
 ])
@@ -313,11 +319,6 @@ def test_pa17_an_appeal_fax_without_the_template_text_is_half_filed(payer_seeds,
                 message="Please reconsider this denial.") == pytest.approx(4 / 9 + 0.5 / 9)
 
 
-@pytest.mark.xfail(strict=True, reason="pa-17 verifier defect: only delivered faxes count, "
-                   "so an appeal of an expired claim that is still being transmitted when the "
-                   "episode ends (sent last, seconds before finishing) escapes the penalty; a "
-                   "sent fax (confirmation ID, not failed) is a filed appeal. verify.py is "
-                   "not ours to change")
 def test_pa17_an_expired_appeal_still_in_transmission_counts_as_filed(payer_seeds,  # noqa: F811
                                                                       tmp_path):
     run = payer_seeds.run("pa-17")
