@@ -40,6 +40,12 @@ def find_patient(o, ehr, last, first):
     return mrn
 
 
+def patient_dob(ehr):
+    """The selected patient's date of birth (YYYY-MM-DD) as the patient banner shows it."""
+    banner = ehr.get_by_role("region", name="Selected patient").inner_text()
+    return re.search(r"DOB:\s*(\d{4}-\d{2}-\d{2})", banner).group(1)
+
+
 # -- the dashboard -----------------------------------------------------------------------------
 def _card(ehr, card_id):
     return ehr.locator(f"#card-{card_id}")
