@@ -43,28 +43,50 @@ def deadline(acme):
 
 
 # -- appeals -----------------------------------------------------------------------------------
-def start_case_appeal(o, acme, reference):
-    """Appeals > Appeals Dashboard > File an appeal, then 'Appeal' on the denied
-    authorization ``reference`` (PA26-...): step 1, the appeal details form."""
+def start_case_appeal(o, acme, *texts):
+    """Appeals > Appeals Dashboard > File an appeal, then 'Appeal' on the one denied
+    authorization whose row shows every one of ``texts`` (member name, service code, a
+    PA26- reference ...): step 1, the appeal details form."""
     open_menu(o, acme, "Appeals", "Appeals Dashboard")
     tap(o, acme.get_by_role("link", name="File an appeal"))
-    row = acme.locator("#denied-cases tbody tr").filter(
-        has=acme.get_by_role("link", name=reference, exact=True))
-    page(o, row)
+    row = acme.locator("#denied-cases tbody tr")
+    page(o, row.first)
+    for text in texts:
+        row = row.filter(has_text=text)
+    if row.count() != 1:
+        raise RuntimeError(f"{row.count()} denied authorizations show {texts}")
     tap(o, row.get_by_role("link", name="Appeal", exact=True))
     page(o, acme.locator("#appeal-form"))
 
 
+def put_long(o, target, text, timeout=30.0):
+    """Type a long text (a letter) into a text area and wait until the page holds all of it:
+    the keys arrive at once and the browser takes a while to take them in, and a replay
+    must not act on a page still typing (the wait is in the trace, see ``web.arrive``)."""
+    put(o, target, text)
+    for _ in range(int(timeout / 0.1)):
+        if target.input_value() == text:
+            o.wait(0.5)  # slack for a slower replay
+            return
+        o.wait(0.1)
+    raise RuntimeError(f"the field holds {len(target.input_value())} of {len(text)} characters")
+
+
 def appeal_details(o, acme, *, reason, outcome, letter, contact_name, contact_phone):
-    """Step 1: the reason (as the list shows it), requested outcome, letter and contact;
-    'Save and continue' keeps it as a draft and opens the documents step."""
+    """Step 1: the reason (as the list shows it), requested outcome, contact and letter;
+    'Save and continue' keeps it as a draft and opens the documents step.
+
+    The letter goes in last and Tab leaves it for the contact name: a long letter scrolls
+    inside its box, and a mouse wheel over that box would scroll the letter, not the page,
+    so nothing is reached by scrolling over it."""
     form = acme.locator("#appeal-form")
     choose(o, field(form, "Reason for the appeal"), reason)
     put(o, field(form, "Requested outcome"), outcome)
-    put(o, field(form, "Appeal letter"), letter)
     if field(form, "Contact name").input_value() != contact_name:
         put(o, field(form, "Contact name"), contact_name)
     put(o, field(form, "Contact phone"), contact_phone)
+    put_long(o, field(form, "Appeal letter"), letter)
+    o.key("Tab")
     tap(o, form.get_by_role("button", name="Save and continue"))
     page(o, acme.locator("#upload-form"))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import page, put, tap
+from episodes.oracle_steps.web import arrive, page, put, tap
 
 RECORD_BAR = "Patient record"
 
@@ -114,7 +114,10 @@ def open_documents(o, ehr):
 def view_document(o, ehr, name):
     """Open the document ``name`` from the tree (the EHR's access log records the view) and
     return its description line. Documents must be open (``open_documents``)."""
-    tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
+    link = ehr.locator("#document-tree").get_by_role("link", name=name, exact=True)
+    arrive(o, link)
+    box = o.box(link)  # a long name wraps: its box's middle may fall between the lines
+    o.click((int(box.x + 8), int(box.y + 6)))
     toolbar = ehr.locator(".toolbar").filter(has_text=name)
     page(o, toolbar)
     page(o, ehr.locator(".doc-viewer img").first)  # the first page has arrived
