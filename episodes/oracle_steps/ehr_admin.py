@@ -1,7 +1,7 @@
 """Web EHR steps (emr.clinic.test) for the front-office side of the prior-auth oracles: an
-event on a provider's calendar, and a provider task.
+event on a provider's calendar, a provider task, and a provider's entry in the address book.
 
-Both forms are reached from the main menu (Calendar's 'Add Event'; Worklists > Provider
+The forms are reached from the main menu (Calendar's 'Add Event'; Worklists > Provider
 Tasks > New Task) and saved with their Save button; the step waits for the EHR's
 confirmation. Every click and key goes through the agent API (see ``web.py`` for the
 waiting rules).
@@ -81,3 +81,24 @@ def new_task(o, ehr, *, assignee, mrn, subject, details, priority="Normal", due=
     put(o, field(form, "Details"), details)
     tap(o, form.get_by_role("button", name="Save"))
     _saved(o, ehr, f"Task '{subject}' saved")
+
+
+# -- the address book --------------------------------------------------------------------------
+def directory_entry(o, ehr, last, first=""):
+    """Admin > Address Book / Provider Directory, searched for ``last``: the one entry whose
+    name reads 'last, first...' (any first name when ``first`` is empty) as ``{column: text}`` (Name, Specialty, Organization, NPI,
+    Taxonomy, TIN, Network, Phone, Fax, Type)."""
+    tap(o, _menu(ehr).get_by_text("Admin", exact=True))
+    tap(o, _menu(ehr).get_by_role("link", name="Address Book / Provider Directory"))
+    search = ehr.get_by_role("searchbox", name="Search directory")
+    page(o, search)
+    put(o, search, last)
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    table = ehr.locator("#directory-table")
+    rows = table.locator("tbody tr").filter(has_text=f"{last}, {first}")
+    page(o, rows.first)
+    if rows.count() != 1:
+        raise RuntimeError(f"the address book lists {rows.count()} entries for {last}, {first}")
+    heads = [t.strip() for t in table.locator("thead th").all_inner_texts()]
+    cells = [t.strip() for t in rows.locator("td").all_inner_texts()]
+    return dict(zip(heads, cells, strict=True))
