@@ -14,6 +14,17 @@ import re
 
 from episodes.oracle_steps.web import attach_file, choose, field, last_look, page, put, tap
 
+SAVED_SLACK_S = 1.0
+
+
+def saved(o, target):
+    """Wait for the page that shows ``target`` after a form was sent (a save, an upload, a
+    search), then rest a moment more than ``web.page`` does: the server writes before it
+    answers and shows nothing meanwhile, and a loaded machine may take longer in a replay
+    than when the trace was recorded (the wait is in the trace, see ``web.arrive``)."""
+    page(o, target)
+    o.wait(SAVED_SLACK_S)
+
 
 def open_menu(o, acme, area, entry):
     """Open ``entry`` of the main menu's ``area`` drop-down (Appeals, Authorizations &
@@ -88,7 +99,7 @@ def appeal_details(o, acme, *, reason, outcome, letter, contact_name, contact_ph
     put_long(o, field(form, "Appeal letter"), letter)
     o.key("Tab")
     tap(o, form.get_by_role("button", name="Save and continue"))
-    page(o, acme.locator("#upload-form"))
+    saved(o, acme.locator("#upload-form"))
 
 
 def upload_document(o, site, path, document_type, description=""):
@@ -104,7 +115,7 @@ def upload_document(o, site, path, document_type, description=""):
         put(o, field(form, "Description (optional)"), description)
     name = path.rsplit("/", 1)[-1]
     tap(o, form.get_by_role("button", name="Upload document"))
-    page(o, site.locator("#attachments").get_by_role("link", name=name, exact=True))
+    saved(o, site.locator("#attachments").get_by_role("link", name=name, exact=True))
 
 
 def submit_appeal(o, acme):
@@ -161,5 +172,5 @@ def book_p2p(o, acme, radio, *, physician, npi, phone, notes=""):
         put(o, field(form, "Notes for the medical director"), notes)
     tap(o, form.get_by_role("button", name="Request peer-to-peer"))
     number = acme.locator("#p2p-confirmation-number")
-    page(o, number)
+    saved(o, number)
     return number.inner_text().strip()

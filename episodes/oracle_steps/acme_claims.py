@@ -9,7 +9,7 @@ Elements are found by role and label; every click and key goes through the agent
 from __future__ import annotations
 
 from episodes.oracle_steps.acme import TAB
-from episodes.oracle_steps.acme_appeals import open_menu
+from episodes.oracle_steps.acme_appeals import open_menu, saved
 from episodes.oracle_steps.web import credentials, field, last_look, page, put, tap
 
 BILLING = "billing office"  # the creds.txt section of the claims user
@@ -50,7 +50,7 @@ def claims_of_patient(o, acme, *, last_name, dob, dos_from, dos_to):
     put(o, field(form, "Service date to"), dos_to)
     tap(o, form.get_by_role("button", name="Search"))
     results = acme.locator("#claim-results")
-    page(o, results)
+    saved(o, results)
     return table_rows(results)
 
 

@@ -16,6 +16,7 @@ import re
 from episodes.oracle_steps.web import arrive, page, put, tap
 
 RECORD_BAR = "Patient record"
+VIEW_SLACK_S = 0.7
 
 
 # -- finding the patient -----------------------------------------------------------------------
@@ -121,6 +122,7 @@ def view_document(o, ehr, name):
     toolbar = ehr.locator(".toolbar").filter(has_text=name)
     page(o, toolbar)
     page(o, ehr.locator(".doc-viewer img").first)  # the first page has arrived
+    o.wait(VIEW_SLACK_S)  # the server draws the pages: slack for a slower replay
     description = toolbar.locator("xpath=following-sibling::p[1]")
     return description.inner_text().strip() if description.count() else ""
 
