@@ -170,3 +170,38 @@ def test_the_case_pages_appeal_and_peer_to_peer_buttons_lead_here(pa03):
     assert appeal.headers["location"] == "/appeals/new/case/1000"
     p2p = portal.client.get("/p2p/new?case=1000", follow_redirects=False)
     assert p2p.headers["location"] == "/p2p/case/1000"
+
+
+STALE_LETTER = """Re: Lena Brooks, member ACM517200846, authorization PA26-040215 (CPT 95810).
+
+We appeal the denial for insufficient documentation of OSA symptoms. Her Epworth score is 8
+and her BMI is 35.6 (annual visit), her bed partner has witnessed apneas, and she has
+hypertension and type 2 diabetes, as the attached sleep medicine consultation documents.
+Please approve the in-lab study."""
+
+
+def test_the_2025_values_cost_their_facts_and_the_argument(pa03):
+    """Epworth 8 and BMI 35.6 are the 2025 annual visit's: neither fact is found, and the
+    judge gives the argument nothing for presenting stale values as current."""
+    portal = pa03.portal()
+    file_appeal(portal, START, appeal_details(STALE_LETTER, "Approve CPT 95810."),
+                gold_documents(pa03))
+    assert pa03.fractions() == [1.0, 1.0, 0.5, 0.0]
+    assert pa03.score() == pytest.approx(LINK + ATTACH + FACTS / 2)
+
+
+def test_the_denial_letter_is_not_evidence(pa03):
+    """Attaching Acme's own denial letter (EHR document 1004) instead of the chart's notes
+    earns no attachment credit."""
+    denial = ehr_document(pa03.ehr(), BROOKS_PID, 1004)
+    portal = pa03.portal()
+    file_appeal(portal, START, appeal_details(LETTER, "Approve CPT 95810."),
+                [(*denial, "other")])
+    assert pa03.fractions() == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_one_note_of_three_earns_a_third_of_the_attachments(pa03):
+    portal = pa03.portal()
+    file_appeal(portal, START, appeal_details(LETTER, "Approve CPT 95810."),
+                gold_documents(pa03)[1:2])
+    assert pa03.fractions() == pytest.approx([1.0, 1 / 3, 1.0, 1.0])

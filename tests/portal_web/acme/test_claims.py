@@ -168,3 +168,39 @@ def test_double_submit_writes_one_correction_and_a_second_needs_acknowledging(pa
 def test_claims_need_the_billing_role(pa11):
     portal = pa11.portal("riverside.pa")
     assert portal.client.get(f"/claims/{CLAIM_ID}").status_code == 403
+
+
+def test_another_line_changed_loses_only_no_other_changes(pa11):
+    """The replacement must repeat the other lines as billed: a changed E/M line costs the
+    'no other changes' item and nothing else."""
+    portal = pa11.portal("riverside.billing")
+    inquire(portal, by="claim", claim_number=CLAIM)
+    response = submit_correction(portal, **{"line-3-units": "60", "line-1-units": "2"})
+    assert response.status_code == 303
+    assert pa11.fractions() == [1.0, 1.0, 1.0, 0.0]
+    assert pa11.score() == pytest.approx(STATUS + REFERENCED + UNITS)
+
+
+def test_units_not_from_the_mar_lose_the_units(pa11):
+    """6 mg read as 6 units again (or any number but the MAR's 60) loses 'corrected units'."""
+    portal = pa11.portal("riverside.billing")
+    inquire(portal, by="claim", claim_number=CLAIM)
+    assert submit_correction(portal, **{"line-3-units": "600"}).status_code == 303
+    assert pa11.fractions() == [1.0, 1.0, 0.0, 1.0]
+
+
+def test_a_correction_without_the_status_inquiry_loses_the_status_item(pa11):
+    portal = pa11.portal("riverside.billing")
+    assert submit_correction(portal, **{"line-3-units": "60"}).status_code == 303
+    assert pa11.score() == pytest.approx(REFERENCED + UNITS + NO_OTHER)
+
+
+def test_a_requirement_lookup_is_a_read_record(pa11):
+    lookup = pa11.portal("riverside.pa")
+    response = post_form(lookup.client, "/auth/lookup", "/auth/lookup", {
+        "plan_id": "1", "code": "J0897", "place_of_service": "11", "units": "60"})
+    assert response.status_code == 303
+    portal = pa11.portal("riverside.billing")
+    inquire(portal, by="claim", claim_number=CLAIM)
+    assert submit_correction(portal, **{"line-3-units": "60"}).status_code == 303
+    assert pa11.score() == pytest.approx(1.0)

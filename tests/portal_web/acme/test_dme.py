@@ -297,3 +297,83 @@ def test_a_bad_sign_in_link_goes_to_the_log_in_page(complete, ticket):
     dme = complete.dme(user=None)
     response = dme.client.get(f"/sso?ticket={ticket}", follow_redirects=False)
     assert response.status_code == 303 and "/login?sso_error=" in response.headers["location"]
+
+
+SEEDED_TASK = 1001  # the PA desk's to-do from Dr. Ames (assigned to pa.coord, users.id 12)
+SEEDED_BODY = ("Power wheelchair ordered 2026-10-13 (standard written order in Documents). "
+               "Please check the required documentation (face-to-face exam, mobility "
+               "assessment, home assessment) and submit the CMN in the Acme DME portal. "
+               "Supplier: Prairie Mobility & Home Medical.")
+
+
+def provider_task(run: TaskRun, url: str = "/tasks/new", **fields: str) -> None:
+    """A provider task through the EHR's task form (a new one, or the seeded one again)."""
+    data = {"assigned_to": AMES_USER, "mrn": "510247", "status": "Open", "priority": "High",
+            "subject": "K0823 power wheelchair on hold: home assessment missing",
+            "body": "Acme needs a home assessment before the DME order can be submitted.",
+            **fields}
+    response = post_form(run.ehr().client, url, url, data)
+    assert response.status_code == 303, feedback(response.text)
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"assigned_to": "20"}, 0.5),  # Dr. Grant, not the ordering provider
+    ({"subject": "Power wheelchair order on hold", "body": "Documentation incomplete."}, 0.5),
+    ({"assigned_to": "20", "subject": "Wheelchair on hold", "body": "See the chart."}, 0.0),
+])
+def test_default_hold_task_to_the_wrong_provider_or_silent_on_the_document(
+        default, fields, expected):
+    chart_documents(default, (1001, 1002))
+    provider_task(default, **fields)
+    assert default.fractions() == [1.0, 1.0, expected]
+
+
+def test_default_documents_not_opened_lose_the_audit_item(default):
+    """A hold made without opening the chart's documents: the access log shows nothing."""
+    provider_task(default)
+    assert default.fractions() == [0.0, 1.0, 1.0]
+
+
+def test_default_look_alikes_home_assessment_submitted_is_a_submission(default):
+    """The other Kim, Daniel's home assessment (document 1005) does not complete this
+    patient's order: submitting with it is the graded mistake."""
+    documents = chart_documents(default, (1001, 1002))
+    documents.append((*ehr_document(default.ehr(), 105, 1005), "home_assessment"))
+    place_order(default.dme(), {**ORDER, "home_assessment_date": "10/02/2026"}, documents)
+    assert default.fractions() == [1.0, 0.0, 0.0]
+
+
+def test_complete_docs_holding_instead_of_submitting_scores_the_documents_only(complete):
+    chart_documents(complete, (1001, 1002, 1006))
+    provider_task(complete)
+    assert complete.fractions() == [1.0, 0.0, 0.0]
+
+
+def test_complete_docs_order_without_the_home_assessment_loses_its_parts(complete):
+    documents = chart_documents(complete, (1001, 1002, 1006))[:2]
+    place_order(complete.dme(), {**ORDER, "home_assessment_date": ""}, documents)
+    fields = 0.5 * 17 / 18 + 0.5 * 2 / 3
+    assert complete.fractions() == pytest.approx([1.0, 1.0, fields])
+
+
+def test_reassigning_the_seeded_task_to_the_provider_is_the_hold(default):
+    chart_documents(default, (1001, 1002))
+    provider_task(default, f"/tasks/{SEEDED_TASK}", subject="DME order: power wheelchair "
+                  "K0823 - on hold, home assessment missing", body=SEEDED_BODY + "\nOn hold: "
+                  "the chart has no home assessment; Acme needs one before we submit.")
+    assert default.fractions() == [1.0, 1.0, 1.0]
+
+
+def test_reassigning_the_seeded_task_without_naming_the_document(default):
+    chart_documents(default, (1001, 1002))
+    provider_task(default, f"/tasks/{SEEDED_TASK}", subject="DME order: power wheelchair "
+                  "K0823 - submit to Acme DME portal", body=SEEDED_BODY)
+    assert default.fractions() == [1.0, 1.0, 0.5]
+
+
+def test_complete_docs_reassigning_the_seeded_task_is_a_hold(complete):
+    documents = chart_documents(complete, (1001, 1002, 1006))
+    place_order(complete.dme(), ORDER, documents)
+    provider_task(complete, f"/tasks/{SEEDED_TASK}", subject="Power wheelchair: please review",
+                  body=SEEDED_BODY)
+    assert complete.fractions() == [1.0, 0.0, 1.0]

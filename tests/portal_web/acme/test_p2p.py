@@ -154,3 +154,23 @@ def test_an_entry_without_the_confirmation_number_is_not_the_bookings(pa05):
     confirmation(portal, book(portal, 1004))
     calendar_entry_without_number(pa05)
     assert pa05.score() == pytest.approx(VALID + FREE + EVENT / 3)
+
+
+def test_calendar_event_at_another_time_loses_that_part(pa05):
+    """The booking is right; the EHR event is an hour late: one third of the event item."""
+    portal = pa05.portal()
+    _, number = confirmation(portal, book(portal, 1004))
+    ehr = pa05.ehr()
+    response = post_form(ehr.client, "/calendar/event/new", "/calendar/event/new", {
+        "pc_catid": P2P_CATEGORY, "pc_aid": GRANT, "mrn": PATEL_MRN,
+        "pc_title": f"Peer-to-peer review {number}", "pc_eventDate": "2026-10-22",
+        "pc_startTime": "13:15", "duration": "30", "pc_apptstatus": "-", "pc_facility": "1",
+        "allow_overlap": "1"})
+    assert response.status_code == 303
+    assert pa05.fractions() == pytest.approx([1.0, 1.0, 2 / 3])
+
+
+def test_booking_without_the_calendar_event_earns_the_booking_only(pa05):
+    portal = pa05.portal()
+    confirmation(portal, book(portal, 1006))
+    assert pa05.score() == pytest.approx(VALID + FREE)
