@@ -30,7 +30,9 @@ from typing import Any
 import yaml
 from sqlalchemy import Date, DateTime, LargeBinary, Time
 from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.orm import Mapper
+from sqlalchemy.schema import CreateTable
 
 from sandbox import __version__
 from sandbox.catalog import InputFile, TaskSpec
@@ -38,7 +40,7 @@ from sandbox.clock import SandboxClock
 from sandbox.errors import SandboxError
 from sandbox.inputs import render_blob, write_inputs
 from sandbox.paths import WORLD_DIR
-from sandbox.stores import SEED_CONTEXT, SYSTEMS, Store, model_for
+from sandbox.stores import SEED_CONTEXT, SYSTEMS, Store, metadata_for, model_for
 
 RUN_SUBDIRS = ("stores", "seed", "input", "output", "downloads", "fax_sink")
 
@@ -188,13 +190,19 @@ def seed_task(spec: TaskSpec, variant: str | None, out_dir: Path, *,
 
 
 def _world_key(system: str, world_file: Path, clock: SandboxClock) -> str:
-    """What a seeded world store depends on: its rows, the schema code, the seed time."""
+    """What a seeded world store depends on: its rows, the schema, the seed time.
+
+    The schema is the DDL of the models this process has loaded (not the source files on
+    disk): a process started before a schema change must not fill the cache of the new
+    schema with tables of the old one.
+    """
     digest = hashlib.sha256()
     digest.update(world_file.read_bytes())
     digest.update(clock.now().isoformat().encode())
     digest.update(__version__.encode())
-    for source in sorted(Path(__file__).parent.joinpath("stores").rglob("*.py")):
-        digest.update(source.read_bytes())
+    dialect = sqlite_dialect()
+    for table in sorted(metadata_for(system).tables.values(), key=lambda t: t.name):
+        digest.update(str(CreateTable(table).compile(dialect=dialect)).encode())
     digest.update(Path(__file__).read_bytes())
     digest.update(Path(__file__).with_name("inputs.py").read_bytes())
     return f"{system}-{digest.hexdigest()[:24]}"

@@ -109,3 +109,26 @@ def test_the_world_cache_gives_what_loading_gives(tmp_path, monkeypatch):
     name = f"{system}.sqlite"
     assert store_digest(cold / "stores" / name) == store_digest(warm / "stores" / name)
     assert store_digest(direct) == store_digest(warm / "stores" / name)
+
+
+def test_the_world_cache_key_follows_the_loaded_schema():
+    """A process whose models differ from another's (loaded before a schema change) must not
+    share its cache entry: the key comes from the tables this process would create."""
+    from sqlalchemy import Column, Integer
+
+    from sandbox import seeding
+    from sandbox.clock import SandboxClock
+    from sandbox.paths import WORLD_DIR
+    from sandbox.stores import metadata_for
+
+    clock = SandboxClock()
+    world = WORLD_DIR / "acme.yaml"
+    before = seeding._world_key("acme", world, clock)
+    table = metadata_for("acme").tables["dme_orders"]
+    extra = Column("schema_probe", Integer)
+    table.append_column(extra)
+    try:
+        assert seeding._world_key("acme", world, clock) != before
+    finally:
+        table._columns.remove(extra)
+    assert seeding._world_key("acme", world, clock) == before
