@@ -19,8 +19,9 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
+# tests run on up to four workers (one per core): episodes mostly wait on pages and settles
 test: $(STAMP) lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4
 
 bench: $(STAMP)
 	$(PY) -m episodes.benchmarks
