@@ -7,6 +7,7 @@ Many episodes in parallel are :mod:`episodes.bench_jobs`; the files a bench writ
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import signal
 from collections.abc import Callable
@@ -79,7 +80,9 @@ async def drive(episode: Episode, agent: AgentSpec) -> None:
 async def replay_into(episode: Episode, trace: Path) -> int:
     """Re-inject a trace's inputs into the workstation session, as client ``replay``, each
     recorded in the episode's own trace like live input (:func:`pixel_stream.replay.
-    replay_into`, settle pacing that keeps at least each recorded gap)."""
+    replay_into`, settle pacing that waits for each input's recorded screen and keeps at
+    least each recorded gap). How the replay went is kept in the run's ``logs/replay.json``
+    (inputs, screens waited for, any that never came)."""
     from pixel_stream.replay import ReplayTarget
     from pixel_stream.replay import replay_into as replay
 
@@ -87,6 +90,14 @@ async def replay_into(episode: Episode, trace: Path) -> int:
     target = ReplayTarget(session.capture, session.injector, session.run_input,
                           on_input=session.note_input, check=episode.check_running)
     report = await replay(trace, target, keep_gaps=True)
+    logs = episode.run_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (logs / "replay.json").write_text(json.dumps({"trace": str(trace), **report.to_dict()},
+                                                 indent=1) + "\n")
+    if report.unmatched:
+        log.warning("%s: replay of %s: %d recorded screens never came (inputs %s)",
+                    episode.spec.alias, trace.name, len(report.unmatched),
+                    [n for n, _ in report.unmatched][:10])
     return report.events
 
 

@@ -13,6 +13,10 @@ the input was injected; ``seq_after`` the frame once the screen settled (no dama
 ``action`` (agent API, computer-use vocabulary) or ``input`` (receiver page, low-level
 message). With ``screenshots=True`` the settled frame is saved as PNG next to the trace for
 every input except bare pointer motion.
+
+Every input except pointer motion that comes with a screen not seen by an earlier line also
+carries ``screen``, a checkpoint of the frame ``seq_before`` (:mod:`pixel_stream.checkpoints`):
+a replay waits for that screen before it injects the input.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from pixel_stream.capture import ScreenCapture
+from pixel_stream.checkpoints import encode_thumb, screen_thumb
 from pixel_stream.imaging import encode_frame
 
 log = logging.getLogger(__name__)
 
 TRACE_NAME = "trace.jsonl"
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: lines carry screen checkpoints
 
 
 @dataclass
@@ -69,6 +74,7 @@ class TraceRecorder:
         self._file = None
         self._t0 = time.monotonic()
         self.count = 0
+        self._checkpoint_seq = -1  # the frame of the last checkpoint written
 
     async def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -109,12 +115,26 @@ class TraceRecorder:
             "event": event,
             "seq_before": seq_before,
         }
+        motion = (kind == "input" and event.get("t") == "move") or (
+            kind == "action" and event.get("action") == "mouse_move")
+        checkpoint = self._checkpoint(seq_before) if not motion else None
+        if checkpoint is not None:
+            line["screen"] = checkpoint
         shot = self.screenshots and not (kind == "input" and event.get("t") == "move")
         pending = _Pending(line=line, at=now, screenshot=shot)
         if self._last is not None:
             self._last.next_arrived.set()
         self._last = pending
         self._queue.put_nowait(pending)
+
+    def _checkpoint(self, seq_before: int) -> str | None:
+        """The checkpoint of frame ``seq_before``, if it is still the latest frame and no
+        earlier line carries it (a frame that already went by is not known any more)."""
+        frame = self._capture.slot.latest
+        if frame is None or frame.seq != seq_before or seq_before == self._checkpoint_seq:
+            return None
+        self._checkpoint_seq = seq_before
+        return encode_thumb(screen_thumb(frame))
 
     async def _finalise_loop(self) -> None:
         while True:

@@ -8,7 +8,10 @@ Two pacings:
   one (no damage for ``quiet_ms``). Inputs that did not change the screen when recorded
   (``seq_after == seq_before``, e.g. pointer motion) do not wait. Mouse presses keep their
   recorded spacing inside the multi-click window, so two clicks stay two clicks and a
-  double click stays one.
+  double click stays one. An input whose line carries a screen checkpoint is injected
+  only once the live screen matches it (:mod:`pixel_stream.checkpoints`), or after
+  ``checkpoint_timeout_ms``; after three checkpoints in a row were not met the replay has
+  gone another way, and it stops waiting for them.
 
 Agent actions are replayed through the same code as the agent API, receiver input through
 the same code as the receiver page, so a replay is exactly as faithful as a live session.
@@ -27,6 +30,13 @@ from typing import Any
 
 from pixel_stream.actions import parse_action, perform_action
 from pixel_stream.capture import ScreenCapture
+from pixel_stream.checkpoints import (
+    CheckpointError,
+    cells_differing,
+    decode_thumb,
+    matches,
+    screen_thumb,
+)
 from pixel_stream.imaging import pixel_hash
 from pixel_stream.observe import wait_for_quiet
 from pixel_stream.recording import read_trace
@@ -38,6 +48,10 @@ PACINGS = ("recorded", "settle")
 # X toolkits up to 500 ms); settle pacing keeps such gaps as recorded, and never makes a
 # longer gap shorter than this, so a replay neither creates nor splits a multi-click.
 MULTI_CLICK_WINDOW_S = 0.6
+# ... and no farther apart than this (Qt and GTK use a few pixels).
+MULTI_CLICK_DISTANCE = 8
+# Unmet screen checkpoints in a row after which a replay stops waiting for them.
+ABANDON_AFTER_MISSES = 3
 PRESS_ACTIONS = frozenset({
     "left_click", "right_click", "middle_click", "double_click", "triple_click",
     "left_mouse_down", "left_click_drag",
@@ -63,6 +77,12 @@ class ReplayReport:
     final_hash: str = ""
     duration_s: float = 0.0
     timed_out: list[int] = field(default_factory=list)
+    checkpoints: int = 0  # inputs that waited for their recorded screen
+    checkpoint_wait_s: float = 0.0
+    # inputs whose screen never came: (event n, cells still differing at the timeout)
+    unmatched: list[tuple[int, int]] = field(default_factory=list)
+    checkpoints_abandoned_at: int | None = None
+    misses_in_row: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +91,10 @@ class ReplayReport:
             "final_hash": self.final_hash,
             "duration_s": round(self.duration_s, 3),
             "timed_out": self.timed_out,
+            "checkpoints": self.checkpoints,
+            "checkpoint_wait_s": round(self.checkpoint_wait_s, 3),
+            "unmatched": [list(item) for item in self.unmatched],
+            "checkpoints_abandoned_at": self.checkpoints_abandoned_at,
         }
 
 
@@ -125,6 +149,7 @@ async def replay_into(
     timeout_ms: float = 5000.0,
     speed: float = 1.0,
     keep_gaps: bool = False,
+    checkpoint_timeout_ms: float = 15000.0,
 ) -> ReplayReport:
     """Re-inject every input of ``trace`` through ``target``; returns a report.
 
@@ -156,6 +181,12 @@ async def replay_into(
         if pacing == "recorded":
             await _sleep_until(started + recorded_t / speed)
         else:
+            pressed_again = (is_press(event) and last_press is not None
+                             and recorded_t - last_press[0] < MULTI_CLICK_WINDOW_S
+                             and _after_a_button(events, index))
+            if "screen" in event and not pressed_again \
+                    and report.checkpoints_abandoned_at is None:
+                await _await_checkpoint(event, capture, checkpoint_timeout_ms / 1000.0, report)
             if keep_gaps and previous is not None:
                 await _sleep_until(previous[1] + (recorded_t - previous[0]) / speed)
             if is_press(event) and last_press is not None:
@@ -186,6 +217,72 @@ async def replay_into(
     report.final_hash = pixel_hash(final.frame)
     report.duration_s = time.monotonic() - started
     return report
+
+
+async def _await_checkpoint(event: dict[str, Any], capture: ScreenCapture, timeout: float,
+                            report: ReplayReport) -> None:
+    """Until the live screen matches the one ``event`` was recorded on, or ``timeout``.
+
+    A second press of a multi-click never waits here (waiting could split a double click);
+    three unmet checkpoints in a row end the waiting for the rest of the replay.
+    """
+    try:
+        wanted = decode_thumb(event["screen"])
+    except CheckpointError as exc:
+        raise ReplayError(f"trace line {event.get('n')}: {exc}") from exc
+    started = time.monotonic()
+    deadline = started + timeout
+    report.checkpoints += 1
+    frame = capture.slot.latest
+    while frame is not None:
+        live = await asyncio.to_thread(screen_thumb, frame)
+        if matches(live, wanted):
+            report.checkpoint_wait_s += time.monotonic() - started
+            report.misses_in_row = 0
+            return
+        remaining = deadline - time.monotonic()
+        newer = await capture.slot.next_content_async(frame.seq, remaining) \
+            if remaining > 0 else None
+        if newer is None:
+            report.checkpoint_wait_s += time.monotonic() - started
+            report.unmatched.append((int(event.get("n", report.events + 1)),
+                                     cells_differing(live, wanted)))
+            report.misses_in_row += 1
+            if report.misses_in_row >= ABANDON_AFTER_MISSES:
+                report.checkpoints_abandoned_at = report.unmatched[-1][0]
+            return
+        frame = newer
+
+
+def _after_a_button(events: list[dict[str, Any]], index: int) -> bool:
+    """Is the last input before ``events[index]``, pointer motion aside, a mouse button at
+    the same place (so a press here may be the next click of a multi-click)?"""
+    here = _where(events[index])
+    for event in reversed(events[:index]):
+        body = event.get("event", {})
+        if event.get("kind") == "action":
+            if body.get("action") == "mouse_move":
+                continue
+            button = is_press(event) or body.get("action") == "left_mouse_up"
+        elif body.get("t") == "move":
+            continue
+        else:
+            button = body.get("t") == "button"
+        there = _where(event)
+        return button and (here is None or there is None or (
+            abs(here[0] - there[0]) <= MULTI_CLICK_DISTANCE
+            and abs(here[1] - there[1]) <= MULTI_CLICK_DISTANCE))
+    return False
+
+
+def _where(event: dict[str, Any]) -> tuple[int, int] | None:
+    """Where a pointer event happens, when its line says."""
+    body = event.get("event", {})
+    point = body.get("coordinate") if event.get("kind") == "action" else (
+        [body["x"], body["y"]] if "x" in body and "y" in body else None)
+    if isinstance(point, list | tuple) and len(point) == 2:
+        return int(point[0]), int(point[1])
+    return None
 
 
 async def _sleep_until(when: float) -> None:

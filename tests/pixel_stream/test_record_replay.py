@@ -54,6 +54,10 @@ def test_replay_on_a_fresh_display_ends_on_the_same_screen(tmp_path, pacing):
         assert event["sandbox_time"].startswith("2026-10-19T09:")
         assert (trace_dir / event["screenshot"]).exists()
     assert events[0]["seq_after"] > events[0]["seq_before"]  # the click repainted the patch
+    assert "screen" in events[0]  # the first input checkpoints the screen it went in on
+    # a line repeats no checkpoint: only an input on a screen not seen before carries one
+    seen = [e["seq_before"] for e in events if "screen" in e]
+    assert len(seen) == len(set(seen))
 
     with Display() as second, PatchBoardProcess(second, tmp_path / "b.json") as fresh:
         report = asyncio.run(replay_trace(trace_dir, second.name, pacing=pacing))
@@ -64,6 +68,8 @@ def test_replay_on_a_fresh_display_ends_on_the_same_screen(tmp_path, pacing):
             raise AssertionError(f"{exc}; the board ended as {fresh.status()}") from exc
     assert report.events == len(events)
     assert report.final_hash == recorded_hash
+    if pacing == "settle":  # each recorded screen came before its input went in
+        assert report.checkpoints == len(seen) and report.unmatched == []
 
 
 def test_replay_refuses_a_different_screen_size(tmp_path):
