@@ -9,20 +9,16 @@ and must come from the hub's own pages (same-origin check).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import difflib
 import json
 import logging
-import re
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
@@ -30,215 +26,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from episodes.episode import Episode, EpisodeConfig, EpisodeError, new_episode_id
+from episodes.episode import Episode, EpisodeConfig, EpisodeError
+from episodes.hub.state import Hub, HubEpisode, HubError, HubSettings
 from episodes.result import EpisodeResult
-from sandbox.catalog import Catalog, CatalogError, TaskSpec, load_catalog
-from sandbox.seeding import SeedError, check_variant
+from sandbox.catalog import Catalog, CatalogError, TaskSpec
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-ANNOTATOR_RE = re.compile(r"^[\w .'-]{1,60}$")
-
-
-class HubSettings(BaseModel):
-    """What one hub serves; unknown keys are refused."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    runs_dir: Path = Path("runs/hub")
-    tasks_dirs: list[Path] = Field(default_factory=list)
-    max_episodes: int = Field(default=4, ge=1, le=32)
-    episode: EpisodeConfig = Field(default_factory=EpisodeConfig)
-
-
-@dataclass
-class HubEpisode:
-    """An episode as the hub tracks it: background jobs, recording, last grade."""
-
-    episode: Episode
-    created: float = field(default_factory=time.time)
-    busy: str | None = None  # what is running: starting, resetting, grading, oracle
-    message: str = ""
-    result: EpisodeResult | None = None
-    recording: dict[str, Any] | None = None  # annotator, start line
-    recordings: list[dict[str, Any]] = field(default_factory=list)
-    oracle: dict[str, Any] | None = None
-    job: asyncio.Task | None = None
-
-    @property
-    def id(self) -> str:
-        return self.episode.episode_id
-
-
-class HubError(Exception):
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
-
-
-class Hub:
-    """Every episode the hub started, and the catalog it starts them from."""
-
-    def __init__(self, settings: HubSettings,
-                 episode_factory: Callable[..., Episode] | None = None):
-        self.settings = settings
-        self.catalog: Catalog = load_catalog(settings.tasks_dirs)
-        self.episodes: dict[str, HubEpisode] = {}
-        self.episode_factory = episode_factory or Episode
-
-    # -- episodes -------------------------------------------------------------------------
-    def get(self, episode_id: str) -> HubEpisode:
-        try:
-            return self.episodes[episode_id]
-        except KeyError:
-            raise HubError(f"there is no episode {episode_id!r} (it may have been stopped); "
-                           "start one from the task list", 404) from None
-
-    def active(self) -> list[HubEpisode]:
-        return [h for h in self.episodes.values()
-                if h.episode.status in ("new", "starting", "running", "finishing",
-                                        "finished")]
-
-    def start_episode(self, task_key: str, variant: str | None) -> HubEpisode:
-        spec = self.catalog.get(task_key)
-        try:
-            variant = check_variant(spec, variant or None)
-        except SeedError as exc:
-            raise HubError(str(exc)) from exc
-        if len(self.active()) >= self.settings.max_episodes:
-            raise HubError(f"{self.settings.max_episodes} episodes are already running; stop "
-                           "one first (or start the hub with a larger --max-episodes)", 409)
-        episode_id = new_episode_id()
-        run_dir = self.settings.runs_dir / f"{spec.alias}-{variant}-{episode_id[3:]}"
-        episode = self.episode_factory(spec, variant, run_dir=run_dir,
-                                       config=self.settings.episode, episode_id=episode_id)
-        episode.agent = "human"  # the annotator in the live view (until the oracle works)
-        entry = HubEpisode(episode)
-        self.episodes[episode_id] = entry
-        self.run_job(entry, "starting", episode.start())
-        return entry
-
-    def run_job(self, entry: HubEpisode, what: str, coro: Coroutine[Any, Any, Any],
-                done: Callable[[Any], None] | None = None) -> None:
-        """Run one background job of an episode; its outcome lands in ``message``."""
-        if entry.busy is not None:
-            with contextlib.suppress(Exception):
-                coro.close()
-            raise HubError(f"the episode is busy ({entry.busy}); try again when it is done",
-                           409)
-        entry.busy = what
-        entry.message = ""
-
-        async def job() -> None:
-            try:
-                value = await coro
-                if done is not None:
-                    done(value)
-            except (EpisodeError, HubError, CatalogError) as exc:
-                entry.message = str(exc)
-            except Exception as exc:  # noqa: BLE001 - shown on the page, hub goes on
-                log.exception("%s of %s failed", what, entry.id)
-                entry.message = f"{what} failed: {type(exc).__name__}: {exc}"
-            finally:
-                entry.busy = None
-
-        entry.job = asyncio.get_running_loop().create_task(job(), name=f"{what}-{entry.id}")
-
-    async def stop_all(self) -> None:
-        for entry in list(self.episodes.values()):
-            if entry.job is not None and not entry.job.done():
-                entry.job.cancel()
-            with contextlib.suppress(Exception):
-                await entry.episode.stop()
-
-    # -- recording ------------------------------------------------------------------------
-    def start_recording(self, entry: HubEpisode, annotator: str) -> None:
-        annotator = annotator.strip()
-        if not ANNOTATOR_RE.match(annotator):
-            raise HubError("type your name (letters, digits, spaces, . ' -) before recording")
-        entry.episode.check_running()
-        if entry.recording is not None:
-            raise HubError("already recording; stop the recording first")
-        entry.recording = {"annotator": annotator, "from_line": _count_lines(
-            entry.episode.trace_path()), "started": time.time()}
-
-    def stop_recording(self, entry: HubEpisode) -> dict[str, Any]:
-        """Cut the recorded stretch out of the episode's trace into a gold trace file."""
-        if entry.recording is None:
-            raise HubError("not recording")
-        recording, entry.recording = entry.recording, None
-        episode = entry.episode
-        lines = episode.trace_path().read_text(encoding="utf-8").splitlines() \
-            if episode.trace_path().exists() else []
-        header = json.loads(lines[0]) if lines else {"kind": "header"}
-        events = [json.loads(x) for x in lines[recording["from_line"]:] if x.strip()]
-        events = [e for e in events if e.get("kind") != "header"]
-        if events:  # time offsets relative to the recording's start
-            t0 = events[0].get("t", 0.0)
-            for n, event in enumerate(events, 1):
-                event["n"] = n
-                event["t"] = round(event.get("t", t0) - t0, 6)
-        number = len(entry.recordings) + 1
-        folder = episode.run_dir / "recordings" / f"{number}-{_slug(recording['annotator'])}"
-        folder.mkdir(parents=True, exist_ok=True)
-        header.update({"task": episode.spec.id, "alias": episode.spec.alias,
-                       "variant": episode.variant, "annotator": recording["annotator"],
-                       "episode_id": episode.episode_id, "purpose": "gold trace"})
-        path = folder / "trace.jsonl"
-        with open(path, "w", encoding="utf-8") as fh:
-            for line in [header, *events]:
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-        saved = {"number": number, "annotator": recording["annotator"], "events": len(events),
-                 "path": str(path)}
-        entry.recordings.append(saved)
-        return saved
-
-    # -- views of an episode --------------------------------------------------------------
-    def describe(self, entry: HubEpisode, request: Request | None = None) -> dict[str, Any]:
-        episode = entry.episode
-        data = {**episode.describe(), "busy": entry.busy, "message": entry.message,
-                "title": episode.spec.title, "recording": entry.recording,
-                "recordings": entry.recordings, "oracle": entry.oracle,
-                "has_gold": bool(episode.spec.folder and (episode.spec.folder /
-                                                          "gold.py").is_file())}
-        if episode.status in ("running", "finishing", "finished") and episode.session:
-            connection = episode.connection()
-            if request is not None:
-                connection = _for_client(connection, request)
-            data["connection"] = connection
-        if entry.result is not None:
-            data["result"] = {**entry.result.row(), "report": entry.result.report_json}
-        return data
-
-
-def _count_lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with open(path, "rb") as fh:
-        return sum(1 for _ in fh)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "annotator"
-
-
-def _for_client(connection: dict[str, Any], request: Request) -> dict[str, Any]:
-    """Session URLs with the host the browser used for the hub (they listen beside it)."""
-    host = request.url.hostname or "127.0.0.1"
-
-    def fix(url: str) -> str:
-        parts = urlsplit(url)
-        if parts.hostname in ("127.0.0.1", "0.0.0.0", "localhost") and host not in (
-                "127.0.0.1", "localhost", "testserver"):
-            netloc = f"{host}:{parts.port}" if parts.port else host
-            return urlunsplit(parts._replace(netloc=netloc))
-        return url
-
-    fixed = {k: fix(v) if k.endswith("_url") else v for k, v in connection.items()}
-    fixed["published_apps"] = {s: {k: fix(v) if k.endswith("_url") else v for k, v in a.items()}
-                               for s, a in connection.get("published_apps", {}).items()}
-    return fixed
 
 
 # -- routes ------------------------------------------------------------------------------------
