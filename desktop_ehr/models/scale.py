@@ -10,8 +10,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
-from desktop_ehr.services.cds import scale_problems
-from desktop_ehr.services.orders import ScaleBand
+from desktop_ehr.services.orders import ScaleBand, scale_problems
 from desktop_ehr.services.parsing import InputError, format_number, parse_int, parse_positive_number
 
 COLUMNS = ("Glucose from (mg/dL)", "Glucose to (mg/dL)", "Insulin (units)", "Instruction")

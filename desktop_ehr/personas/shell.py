@@ -7,15 +7,19 @@ messages to the status bar.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QStackedWidget, QTabBar, QWidget
 
-from desktop_ehr.personas import Persona
 from desktop_ehr.services.catalog import Reference
 from desktop_ehr.session import EhrContext
 from desktop_ehr.widgets.common import Prompt, named
 from desktop_ehr.widgets.patient_chart import PatientChart
+
+if TYPE_CHECKING:  # the persona builds its shell: only its type is needed here
+    from desktop_ehr.personas import Persona
 
 
 class ShellBase(QWidget):

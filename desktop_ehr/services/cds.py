@@ -13,12 +13,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from desktop_ehr.services.catalog import Orderable, Reference
-from desktop_ehr.services.orders import OrderDraft, ScaleBand
+from desktop_ehr.services.orders import OrderDraft, describe
 from desktop_ehr.services.parsing import format_datetime, format_number
 from desktop_ehr.session import EhrContext
-
-MAX_GLUCOSE = 1000
-MAX_SCALE_UNITS = 50.0
 
 
 @dataclass(frozen=True)
@@ -56,8 +53,6 @@ def duplicate_orders(ctx: EhrContext, patient_id: int, draft: OrderDraft, ref: R
                      pending: list[OrderDraft] = ()) -> list[DuplicateHit]:
     """Active or pending orders the draft duplicates (empty when none)."""
     from desktop_ehr.services.chart_lists import order_details_text
-    from desktop_ehr.services.orders import describe
-
     new = ref.orderables.get(draft.orderable_id)
     hits: list[DuplicateHit] = []
     m = ctx.models
@@ -109,35 +104,3 @@ def weight_helper_text(orderable: Orderable, weight_kg: float | None,
     return text
 
 
-def scale_problems(bands: list[ScaleBand]) -> list[str]:
-    """What is wrong with a correctional scale (empty when it is usable)."""
-    if not bands:
-        return ["A sliding scale needs at least one range."]
-    problems: list[str] = []
-    for i, band in enumerate(bands, start=1):
-        label = f"Range {i} ({band.range_text})"
-        if band.low is None and band.high is None:
-            problems.append(f"{label}: give a low or a high glucose value.")
-        for value in (band.low, band.high):
-            if value is not None and not 0 <= value <= MAX_GLUCOSE:
-                problems.append(f"{label}: glucose {value} is outside 0-{MAX_GLUCOSE} mg/dL.")
-        if band.low is not None and band.high is not None and band.low > band.high:
-            problems.append(f"{label}: low {band.low} is above high {band.high}.")
-        if not 0 <= band.units <= MAX_SCALE_UNITS:
-            problems.append(f"{label}: {format_number(band.units)} units is outside "
-                            f"0-{format_number(MAX_SCALE_UNITS)}.")
-        if band.low is None and i != 1:
-            problems.append(f"{label}: only the first range may be open below.")
-        if band.high is None and i != len(bands):
-            problems.append(f"{label}: only the last range may be open above.")
-    for i in range(1, len(bands)):
-        prev, cur = bands[i - 1], bands[i]
-        if prev.high is None or cur.low is None:
-            continue
-        if cur.low <= prev.high:
-            problems.append(f"Ranges {i} and {i + 1} overlap ({prev.range_text} and "
-                            f"{cur.range_text}).")
-        elif cur.low != prev.high + 1:
-            problems.append(f"Ranges {i} and {i + 1} leave a gap: {prev.high + 1}-{cur.low - 1} "
-                            "mg/dL has no dose.")
-    return problems

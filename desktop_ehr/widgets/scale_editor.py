@@ -13,8 +13,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_ehr.models.scale import ScaleRangesModel, parse_band_value
-from desktop_ehr.services.cds import scale_problems
-from desktop_ehr.services.orders import ScaleBand
+from desktop_ehr.services.orders import ScaleBand, scale_problems
 from desktop_ehr.services.parsing import InputError
 from desktop_ehr.widgets.common import button, error_label, named, show_error, table_view
 

@@ -15,6 +15,7 @@ from desktop_ehr.services.orders import (
     draft_for,
     invalid_fields,
     missing_fields,
+    scale_problems,
 )
 from desktop_ehr.services.signing import OrderAction, SignRefused, sign_orders
 from tests.desktop_ehr.conftest import audit_rows, table_counts
@@ -180,13 +181,13 @@ def test_weight_based_dose_and_helper_text(hs_ref):
     ([ScaleBand(150, None, 2), ScaleBand(200, 249, 4)], "only the last"),
 ])
 def test_scale_problems(bands, fragment):
-    assert any(fragment in p for p in cds.scale_problems(bands))
+    assert any(fragment in p for p in scale_problems(bands))
 
 
 def test_a_good_scale_has_no_problems():
     bands = [ScaleBand(150, 199, 2), ScaleBand(200, 249, 4), ScaleBand(250, 299, 6),
              ScaleBand(300, 349, 8), ScaleBand(350, 400, 10), ScaleBand(401, None, 12)]
-    assert cds.scale_problems(bands) == []
+    assert scale_problems(bands) == []
 
 
 def test_a_wrong_patient_order_is_visible_as_such(hs_ctx, hs_ref, hs_run, tmp_path):
