@@ -85,6 +85,11 @@ def attach_document(o, reg, path, document_type):
     tap(o, form(reg).get_by_role("button", name="Attach", exact=True))
     name = path.rsplit("/", 1)[-1]
     page(o, form(reg).get_by_role("link", name=name, exact=True))
+    # the upload reloads the long form at the same address, and the browser may put back
+    # the earlier scroll position once the page has loaded: wait for that, then start from
+    # the top, so the next scrolls are the same in a replay
+    o.wait(1.5)
+    o.key("ctrl+Home")
 
 
 def submit_request(o, reg):
