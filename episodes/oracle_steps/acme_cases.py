@@ -71,6 +71,15 @@ def look_up(o, acme, plan, code, place, units=1):
     return determination, rule_id
 
 
+def requirement_shown(acme):
+    """What the lookup's result shows besides the determination, as ``{term: text}``: Plan,
+    Place of service, Rule ID, Documentation required, Where to submit, Notes ..."""
+    result = acme.locator("#lookup-result dl").first
+    terms = [t.strip() for t in result.locator("dt").all_inner_texts()]
+    texts = [t.strip() for t in result.locator("dd").all_inner_texts()]
+    return dict(zip(terms, texts, strict=True))
+
+
 # -- the status list and a case's decision -------------------------------------------------------
 DECISION_FIELDS = {"status": "#decision-status", "auth number": "#auth-number",
                    "approved units": "#approved-units", "approved from": "#approved-from",

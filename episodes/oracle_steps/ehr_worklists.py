@@ -127,3 +127,39 @@ def download_document(o, ehr, name):
     tap(o, ehr.get_by_role("link", name="Download", exact=True))
     until(o, lambda: set(o.downloads()) - before, f"{name} in Downloads")
     return (set(o.downloads()) - before).pop()
+
+
+# -- a worklist item's outcome -------------------------------------------------------------------
+def update_item(o, ehr, seq, *, status, outcome, reference, note=""):
+    """On the open worklist: the row ``seq`` gets ``status`` and ``outcome`` (as the lists
+    show them: 'Done', 'No PA required' ...), ``reference`` and ``note``, then Save. The
+    row's lists have no caption to click: they are reached with Shift+Tab from its
+    Reference field and chosen by typing (a list opened with a click may close again at
+    the foot of the page)."""
+    update = ehr.get_by_role("form", name=f"Update item {seq}", exact=True)
+    page(o, update)
+    tap(o, update.get_by_label("Reference"))
+    o.key("shift+Tab")
+    _pick_focused(o, update.get_by_label("Outcome"), outcome)
+    o.key("shift+Tab")
+    _pick_focused(o, update.get_by_label("Status"), status)
+    put(o, update.get_by_label("Reference"), reference)
+    if note:
+        put(o, update.get_by_label("Note"), note)
+    tap(o, update.get_by_role("button", name="Save"))
+    last_look(o, ehr.get_by_text(f"Worklist item {seq} updated ({status})."))
+
+
+def _pick_focused(o, select, label):
+    """Choose the option ``label`` of the focused drop-down by typing it (arrow keys
+    correct a near miss)."""
+    options = select.locator("option")
+    texts = [t.strip() for t in options.all_inner_texts()]
+    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
+    wanted = texts.index(label)
+    o.type(label)
+    current = values.index(select.input_value())
+    for _ in range(abs(wanted - current)):
+        o.key("Down" if wanted > current else "Up")
+    if select.input_value() != values[wanted]:
+        raise RuntimeError(f"could not choose {label!r} (got {select.input_value()!r})")

@@ -78,3 +78,10 @@ def save_copy(o, name):
     o.key("alt+s")
     window_titled(o, SAVE_DIALOG, present=False)
     wait_for_download(o, name)
+
+
+def back_to_documents(o, ws):
+    """Leave the viewer for the Workspace's Documents it was opened from (Alt+Left, the
+    browser's Back), so the next document can be opened there."""
+    o.key("alt+Left")
+    page(o, ws.get_by_role("navigation", name="Folders"))

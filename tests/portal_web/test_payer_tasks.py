@@ -207,12 +207,13 @@ ELLERY = {"patient_name": "Ellery, June", "member_id": "BTC60220305", "cpt_code"
 
 
 def pa14(payer_seeds, tmp_path, *, baxter_to: str = PA_LINE,  # noqa: F811
-         fax_ellery: bool = False, ellery_reference: str | None = None) -> dict:
+         fax_ellery: bool = False, ellery_reference: str | None = None,
+         ives: dict | None = None, ives_notes: tuple[int, ...] = (1009, 1010)) -> dict:
     run = payer_seeds.run("pa-14")
     ehr, fax = ehr_client(run, EPISODE), fax_client(run, EPISODE)
     blank = (run / "input" / "beta_pa_form.pdf").read_bytes()
     cases = [(1002, baxter_to, BAXTER, [(126, 1003)]),
-             (1009, PA_LINE, IVES, [(133, 1009), (133, 1010)])]
+             (1009, PA_LINE, {**IVES, **(ives or {})}, [(133, n) for n in ives_notes])]
     if fax_ellery:
         cases.append((None, PA_LINE, ELLERY, []))
     for item, to, form, docs in cases:
@@ -266,6 +267,20 @@ def test_pa14_faxing_a_no_pa_case_loses_its_nothing_submitted_half(payer_seeds, 
                                                                    tmp_path):
     parts = pa14(payer_seeds, tmp_path, fax_ellery=True)
     assert parts["cases 4-6"] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("change", "details"), [
+    ({"ives": {"prior_imaging_date": "2026-10-13"}}, (13 / 14 + 1) / 2),  # the visit's date
+    ({"ives_notes": (1009,)}, (1 + 2 / 3) / 2),     # the PT discharge summary left out
+])
+def test_pa14_ives_form_field_or_note_costs_its_share(payer_seeds, tmp_path,  # noqa: F811
+                                                      change, details):
+    """Case 9's submission fields: the form's 14 values and the pages received (cover
+    sheet, consultation, PT summary) are its two halves."""
+    parts = pa14(payer_seeds, tmp_path, **change)
+    case9 = (1 + details + 1) / 3
+    assert parts["cases 7-10 (equal share per case, worklist order)"] == pytest.approx(
+        UNTOUCHED_14["cases 7-10 (equal share per case, worklist order)"] + case9 / 4)
 
 
 # -- pa-17: Beta Care appeals by fax -------------------------------------------------------------

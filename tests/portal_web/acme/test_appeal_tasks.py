@@ -69,6 +69,17 @@ def test_pa12_level2_appeal_linked_and_attached_scores_its_acme_parts(pa12):
     assert report.score == pytest.approx(L2 + ATTACH + EHR_LOG / 2, abs=1e-6)
 
 
+def test_pa12_the_literature_left_out_costs_half_the_attachments(pa12):
+    """Only the dosimetry plan attached: the level-2 appeal is complete otherwise."""
+    portal = pa12.portal()
+    file_appeal(portal, "/appeals/1000/level2",
+                appeal_details(L2_LETTER, "Approve proton beam therapy (CPT 77525)."),
+                input_documents(pa12)[:1])
+    fractions = {c.name: c.fraction for c in pa12.grade().checks}
+    assert fractions["second-level appeal"] == 1.0
+    assert fractions["attachments"] == pytest.approx(0.5)
+
+
 def test_pa12_a_new_level1_appeal_instead_of_level2_loses_the_level(pa12):
     """Filing another level-1 appeal of the denied case (acknowledging the warning) is
     possible; it is not level 2, and naming the same case is no link to the level-1
