@@ -4,8 +4,9 @@ window, pixel sessions).
 
 In one episode: graded as seeded first (what the ``none`` agent gets: the score
 ``task.yaml`` declares), then reset and solved by the oracle through the agent API only
-(1.0; an API-channel oracle over HTTP, with nothing on the screen). Then the task's recorded
-gold trace of that variant, replayed by coordinates in a fresh episode, scores 1.0 too.
+(1.0; an API-channel oracle over HTTP, with nothing on the screen), then reset again and
+the task's recorded gold trace of that variant, replayed by coordinates, scores 1.0 too (a
+reset episode is as good as a fresh one: that is what reset promises, and this checks it).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ import json
 
 import pytest
 
-from episodes.agents import AgentSpec
 from episodes.episode import DESKTOP_SYSTEMS, Episode, EpisodeConfig
 from episodes.oracle import gold_trace_path, run_oracle
-from episodes.runner import run_episode
+from episodes.runner import replay_into
 from episodes.workstation import WorkstationError, find_chromium
 from sandbox.catalog import load_catalog
 
@@ -53,8 +53,9 @@ def _inputs(run_dir) -> list[dict]:
     return [json.loads(line) for line in lines[1:]]
 
 
-async def _untouched_then_gold(spec, variant, run_dir):
-    """(untouched result, gold result, oracle run, the gold attempt's inputs)."""
+async def _untouched_gold_replay(spec, variant, run_dir):
+    """(untouched result, gold result, oracle run, the gold attempt's inputs, replay result
+    or None, the replay attempt's inputs)."""
     episode = Episode(spec, variant, run_dir=run_dir, config=CONFIG, agent="gold")
     await episode.start()
     try:
@@ -63,7 +64,14 @@ async def _untouched_then_gold(spec, variant, run_dir):
         await episode.reset()
         oracle = await run_oracle(episode)
         solved = await episode.finish()
-        return untouched, solved, oracle, _inputs(run_dir)
+        gold_inputs = _inputs(run_dir)
+        trace = gold_trace_path(spec.folder, variant)
+        if solved.score != 1.0 or not trace.is_file():
+            return untouched, solved, oracle, gold_inputs, None, []
+        await episode.reset()
+        await replay_into(episode, trace)
+        replayed = await episode.finish()
+        return untouched, solved, oracle, gold_inputs, replayed, _inputs(run_dir)
     finally:
         await episode.stop()
 
@@ -71,8 +79,8 @@ async def _untouched_then_gold(spec, variant, run_dir):
 @pytest.mark.parametrize(("spec", "variant"), CASES,
                          ids=[f"{s.alias}-{v}" for s, v in CASES])
 def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_path, no_leaks):
-    untouched, solved, oracle, inputs = asyncio.run(
-        _untouched_then_gold(spec, variant, tmp_path / "run"))
+    untouched, solved, oracle, inputs, replayed, replay_inputs = asyncio.run(
+        _untouched_gold_replay(spec, variant, tmp_path / "run"))
 
     assert untouched.status == "graded", untouched.error
     assert untouched.score == pytest.approx(spec.untouched[variant], abs=1e-6), \
@@ -87,10 +95,8 @@ def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_pat
         assert {entry["client"] for entry in inputs} == {"oracle"}
         assert 0 < solved.steps <= len(inputs) <= oracle.actions  # waits are not inputs
 
-    trace = gold_trace_path(spec.folder, variant)
-    if trace.is_file():
-        replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
-                                           tmp_path / "replay", CONFIG, measure_reset=True))
+    if gold_trace_path(spec.folder, variant).is_file():
+        assert replayed is not None and replayed.status == "graded"
         assert replayed.score == 1.0, _failing(replayed)
-        assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
+        assert {e["client"] for e in replay_inputs} == {"replay"}
     assert not no_leaks(), "episode processes outlived stop()"
