@@ -29,6 +29,7 @@ from verifier.footprint import DUPLICATE, OTHER_PATIENT, OUTSIDE_SCOPE, Footprin
 from verifier.judges import Fact, LLMJudge, Rubric, RubricJudge, Verdict, judge_from_env
 from verifier.report import CheckOutcome, Report
 from verifier.run import RunInfo
+from verifier.sensitivity import Graded, Ungraded
 from verifier.version import ENGINE_VERSION
 
 __version__ = ENGINE_VERSION
@@ -36,7 +37,7 @@ __version__ = ENGINE_VERSION
 __all__ = [
     "DUPLICATE", "ENGINE_VERSION", "ERROR", "GRADED", "GRADE_STATUSES", "GradeStatus", "NOT_GRADED", "OTHER_PATIENT",
     "OUTSIDE_SCOPE", "Check", "CheckOutcome", "CouldNotGrade", "Extract", "Fact", "Footprint",
-    "LLMJudge", "Report", "Result", "Rubric", "RubricJudge", "RowChange", "RunInfo", "Verdict",
+    "Graded", "LLMJudge", "Report", "Result", "Rubric", "RubricJudge", "RowChange", "RunInfo", "Ungraded", "Verdict",
     "VerifyError", "check", "equal_share", "expect", "grade", "judge_from_env", "proportional",
     "row_ref",
 ]
