@@ -39,7 +39,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, and_, select
+from sqlalchemy import Table, and_, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from sandbox.catalog import TaskSpec
@@ -301,6 +301,64 @@ def _item_fractions(report: Any) -> dict[str, float | None]:
     return {c.name: c.fraction if c.status == "graded" else None for c in report.checks}
 
 
+Cell = tuple[str, str, str]  # (system, table, canonical primary key) of one row
+
+
+class _Stores:
+    """The extract's stores, opened read-only on first use."""
+
+    def __init__(self, extract_dir: Path):
+        self.extract_dir = extract_dir
+        self._open: dict[str, Store] = {}
+
+    def rows(self, system: str, table: Table, where: Mapping[str, Any] | None
+             ) -> list[dict[str, Any]]:
+        if system not in self._open:
+            self._open[system] = Store(system, self.extract_dir / "stores" /
+                                       f"{system}.sqlite", readonly=True)
+        with self._open[system].reader() as session:
+            return _matching(session, table, where)
+
+    def close(self) -> None:
+        for store in self._open.values():
+            store.dispose()
+
+
+def _targets(graded: list[Graded], stores: _Stores, run_rows: set[Cell],
+             problems: list[str]) -> list[tuple[Graded, Table, dict[str, Any]]]:
+    """Each entry with the one gold row it changes (problems for those it cannot)."""
+    targets = []
+    for entry in graded:
+        table = metadata_for(entry.system).tables[entry.table_name]
+        rows = stores.rows(entry.system, table, entry.where)
+        if len(rows) > 1:
+            rows = [r for r in rows if (entry.system, table.name, _pk_key(table, r)) in run_rows]
+        if len(rows) != 1:
+            problems.append(f"{entry.describe()}: the selector matches {len(rows)} rows of the "
+                            "gold extract (it must select one, or one the run wrote)")
+            continue
+        row = rows[0]
+        if _canon(table, entry.column, entry.wrong) == _canon(table, entry.column,
+                                                              row[entry.column]):
+            problems.append(f"{entry.describe()}: the 'wrong' value is the gold value")
+            continue
+        targets.append((entry, table, row))
+    return targets
+
+
+def _ungraded_cover(ungraded: tuple[Ungraded, ...], stores: _Stores
+                    ) -> dict[Cell, dict[str, str]]:
+    """Row → column → the reason it is not graded."""
+    cover: dict[Cell, dict[str, str]] = {}
+    for entry in ungraded:
+        table = metadata_for(entry.system).tables[entry.table_name]
+        for row in stores.rows(entry.system, table, entry.where):
+            reasons = cover.setdefault((entry.system, table.name, _pk_key(table, row)), {})
+            for name in entry.names:
+                reasons[name] = entry.reason
+    return cover
+
+
 def run_sensitivity(spec: TaskSpec, extract_dir: Path | str, workdir: Path | str, *,
                     variant: str | None = None) -> SensitivityReport:
     """Change every declared graded value of a 1.0 extract in turn and grade each copy.
@@ -313,7 +371,6 @@ def run_sensitivity(spec: TaskSpec, extract_dir: Path | str, workdir: Path | str
     from verifier.taskmodule import load_checks
 
     extract_dir = Path(extract_dir)
-    workdir = Path(workdir)
     run = RunInfo.load(extract_dir / "run.json")
     variant = variant or run.variant
     checks = load_checks(spec)
@@ -326,69 +383,33 @@ def run_sensitivity(spec: TaskSpec, extract_dir: Path | str, workdir: Path | str
     if baseline_report.score is None:
         result.problems.append(f"the extract itself is not fully graded: {baseline}")
         return result
-
-    graded = [g for g in checks.graded if g.applies_to(variant)]
-    covered: dict[tuple[str, str, str], set[str]] = {}  # (system, table, pk) -> columns
-    ungraded_cover: dict[tuple[str, str, str], dict[str, str]] = {}
-    targets: list[tuple[Graded, Table, dict[str, Any]]] = []
-    stores: dict[str, Store] = {}
     with Extract.open(extract_dir, spec, variant=variant) as ex:
         written = [c for c in ex.footprint.changes if c.action in ("insert", "update")]
     run_rows = {(c.system, c.table, canonical_json(c.pk)) for c in written}
+
+    stores = _Stores(extract_dir)
     try:
-        for system in {g.system for g in checks.graded} | {u.system for u in checks.ungraded}:
-            stores[system] = Store(system, extract_dir / "stores" / f"{system}.sqlite",
-                                   readonly=True)
-        for entry in graded:
-            table = metadata_for(entry.system).tables[entry.table_name]
-            with stores[entry.system].reader() as session:
-                rows = _matching(session, table, entry.where)
-            if len(rows) > 1:
-                rows = [r for r in rows
-                        if (entry.system, table.name, _pk_key(table, r)) in run_rows]
-            if len(rows) != 1:
-                result.problems.append(f"{entry.describe()}: the selector matches {len(rows)} "
-                                       "rows of the gold extract (it must select one, or "
-                                       "one the run wrote)")
-                continue
-            row = rows[0]
-            if _canon(table, entry.column, entry.wrong) == _canon(table, entry.column,
-                                                                  row[entry.column]):
-                result.problems.append(f"{entry.describe()}: the 'wrong' value is the gold "
-                                       "value")
-                continue
-            targets.append((entry, table, row))
+        targets = _targets([g for g in checks.graded if g.applies_to(variant)], stores,
+                           run_rows, result.problems)
+        covered: dict[Cell, set[str]] = {}
+        for entry, table, row in targets:
             covered.setdefault((entry.system, table.name, _pk_key(table, row)),
                                set()).add(entry.column)
-        for entry in checks.ungraded:
-            table = metadata_for(entry.system).tables[entry.table_name]
-            with stores[entry.system].reader() as session:
-                for row in _matching(session, table, entry.where):
-                    cover = ungraded_cover.setdefault(
-                        (entry.system, table.name, _pk_key(table, row)), {})
-                    for name in entry.names:
-                        cover[name] = entry.reason
+        ungraded = _ungraded_cover(checks.ungraded, stores)
         # the sweep: every non-null value of every row the run inserted or updated
         for change in written:
-            if change.system not in stores:
-                stores[change.system] = Store(
-                    change.system, extract_dir / "stores" / f"{change.system}.sqlite",
-                    readonly=True)
             table = metadata_for(change.system).tables[change.table]
-            with stores[change.system].reader() as session:
-                now = session.execute(select(table).where(and_(
-                    *[table.c[k] == v for k, v in change.pk.items()]))).mappings().first()
-            if now is not None:
-                result.uncovered += _unaccounted(change.ref, table, dict(now), covered,
-                                                 ungraded_cover, result.problems)
+            now = stores.rows(change.system, table, change.pk)
+            if now:
+                result.uncovered += _unaccounted(change.ref, table, now[0], covered, ungraded,
+                                                 result.problems)
     finally:
-        for store in stores.values():
-            store.dispose()
+        stores.close()
 
     clock = SandboxClock.load(extract_dir / "clock.json")
-    workdir.mkdir(parents=True, exist_ok=True)
+    Path(workdir).mkdir(parents=True, exist_ok=True)
     for n, (entry, table, row) in enumerate(targets, start=1):
-        copy = workdir / f"{spec.alias}-{variant}-{n:03d}"
+        copy = Path(workdir) / f"{spec.alias}-{variant}-{n:03d}"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(extract_dir, copy)
         try:
@@ -399,10 +420,8 @@ def run_sensitivity(spec: TaskSpec, extract_dir: Path | str, workdir: Path | str
     return result
 
 
-def _unaccounted(ref: str, table: Table, row: dict[str, Any],
-                 covered: dict[tuple[str, str, str], set[str]],
-                 ungraded: dict[tuple[str, str, str], dict[str, str]],
-                 problems: list[str]) -> list[str]:
+def _unaccounted(ref: str, table: Table, row: dict[str, Any], covered: dict[Cell, set[str]],
+                 ungraded: dict[Cell, dict[str, str]], problems: list[str]) -> list[str]:
     """The row's non-null values that no Graded entry changes and no Ungraded one explains."""
     key = (ref.split(".", 1)[0], table.name, _pk_key(table, row))
     pks = {c.name for c in table.primary_key.columns}
@@ -436,8 +455,10 @@ def _mutate_and_grade(spec: TaskSpec, variant: str, episode: str, copy: Path,
     try:
         with store.writer(ctx) as session:
             obj = session.get(model, tuple(row[c.name] for c in table.primary_key.columns))
-            setattr(obj, obj.__mapper__.get_property_by_column(table.c[entry.column]).key,
-                    entry.wrong)
+            if obj is None:
+                raise ValueError(f"{ref} is not in the copy")
+            key = inspect(model).get_property_by_column(table.c[entry.column]).key
+            setattr(obj, key, entry.wrong)
     except (SQLAlchemyError, ValueError, TypeError) as exc:  # a constraint or a model's check
         return Mutation(entry=entry, row=ref, before=before, expected={}, found={}, score=None,
                         problem=f"the wrong value cannot be stored ({type(exc).__name__}: "

@@ -6,12 +6,20 @@ In one episode: graded as seeded first (what the ``none`` agent gets: the score
 ``task.yaml`` declares), then reset and solved by the oracle through the agent API only
 (1.0; an API-channel oracle over HTTP, with nothing on the screen). Then the task's recorded
 gold trace of that variant, replayed by coordinates in a fresh episode, scores 1.0 too.
+
+The sensitivity suite runs on the oracle's 1.0 extract, in the same test and without another
+episode (:mod:`verifier.sensitivity`): every value the task's ``verify.py`` declares in
+``GRADED`` is changed in turn in a copy of the extract, through the audited writer, and the
+score must drop by exactly that value's share; every value the gold wrote must be graded or
+declared ``UNGRADED`` with a reason. A task whose verify.py has no ``GRADED`` list yet is
+reported (a ``SensitivityNotDeclared`` warning), not passed silently.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 
 import pytest
 
@@ -21,12 +29,17 @@ from episodes.oracle import gold_trace_path, run_oracle
 from episodes.runner import run_episode
 from episodes.workstation import WorkstationError, find_chromium
 from sandbox.catalog import load_catalog
+from verifier.sensitivity import run_sensitivity
 
 CATALOG = load_catalog()
 CASES = [(spec, variant) for spec in CATALOG if (spec.folder / "gold.py").is_file()
          for variant in spec.variant_names]
 # a busy CI machine may need more than the default 45 s to bring an episode up
 CONFIG = EpisodeConfig(start_timeout_s=120)
+
+
+class SensitivityNotDeclared(UserWarning):
+    """A task with a gold whose verify.py does not yet declare what its checks grade."""
 
 
 def _has_chromium() -> bool:
@@ -81,6 +94,17 @@ def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_pat
     assert solved.status == "graded", solved.error
     assert solved.score == 1.0, _failing(solved)
     assert solved.report.veto is None, solved.report_text
+
+    sensitivity = run_sensitivity(spec, solved.files["extract"], tmp_path / "sensitivity",
+                                  variant=variant)
+    print(sensitivity.render())
+    if sensitivity.declared:
+        assert sensitivity.ok, sensitivity.render()
+    else:
+        warnings.warn(SensitivityNotDeclared(
+            f"{spec.alias} has a gold but its verify.py declares no GRADED list: the "
+            "sensitivity suite cannot check that its graded values move the score"),
+            stacklevel=1)
     if spec.channel == "api":
         assert oracle.actions == 0 and inputs == []  # the API, not the screen
     else:  # the oracle's clicks and keys went through the agent API into the trace
