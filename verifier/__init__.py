@@ -22,6 +22,7 @@ from verifier.checks import (
     proportional,
     row_ref,
 )
+from verifier.declarations import Graded, Ungraded
 from verifier.engine import grade
 from verifier.errors import CouldNotGrade, VerifyError
 from verifier.extract import Extract
@@ -29,7 +30,6 @@ from verifier.footprint import DUPLICATE, OTHER_PATIENT, OUTSIDE_SCOPE, Footprin
 from verifier.judges import Fact, LLMJudge, Rubric, RubricJudge, Verdict, judge_from_env
 from verifier.report import CheckOutcome, Report
 from verifier.run import RunInfo
-from verifier.sensitivity import Graded, Ungraded
 from verifier.version import ENGINE_VERSION
 
 __version__ = ENGINE_VERSION

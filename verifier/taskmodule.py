@@ -12,7 +12,8 @@ Optional module attributes:
   grade (where it is, a wrong value, the credit item and share it moves) and the values the
   run writes that they deliberately do not grade, with the reason; checked here against
   the credit items and the store's tables, and exercised by the sensitivity suite
-  (:mod:`verifier.sensitivity`). ``graded`` is ``None`` for a task that declares none yet.
+  (:mod:`verifier.declarations`, :mod:`verifier.sensitivity`). ``graded`` is ``None``
+  for a task that declares none yet.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from types import ModuleType
 
 from sandbox.catalog import TaskSpec
 from verifier.checks import Check
+from verifier.declarations import Graded, Ungraded, validate_declarations
 from verifier.errors import VerifyError
-from verifier.sensitivity import Graded, Ungraded, validate_declarations
 
 CHECK_FILE = "verify.py"
 
