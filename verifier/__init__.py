@@ -22,6 +22,7 @@ from verifier.checks import (
     proportional,
     row_ref,
 )
+from verifier.declarations import Graded, Ungraded
 from verifier.engine import grade
 from verifier.errors import CouldNotGrade, VerifyError
 from verifier.extract import Extract
@@ -36,7 +37,7 @@ __version__ = ENGINE_VERSION
 __all__ = [
     "DUPLICATE", "ENGINE_VERSION", "ERROR", "GRADED", "GRADE_STATUSES", "GradeStatus", "NOT_GRADED", "OTHER_PATIENT",
     "OUTSIDE_SCOPE", "Check", "CheckOutcome", "CouldNotGrade", "Extract", "Fact", "Footprint",
-    "LLMJudge", "Report", "Result", "Rubric", "RubricJudge", "RowChange", "RunInfo", "Verdict",
+    "Graded", "LLMJudge", "Report", "Result", "Rubric", "RubricJudge", "RowChange", "RunInfo", "Ungraded", "Verdict",
     "VerifyError", "check", "equal_share", "expect", "grade", "judge_from_env", "proportional",
     "row_ref",
 ]

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from verifier.extract import Extract
 
 # The status of a grade, one vocabulary from a check's result up to a bench row and the hub:
-# "graded" (a fraction or score), "could not grade" (the extract or the seed lacks what a
-# check needs; never a 0), "error" (the check or the engine failed).
+# "graded" (a fraction or score), "could not grade" (the extract cannot be read, the seed
+# lacks what a check needs, or the judge is unavailable; never a 0 — and never what the run
+# did to seeded data, which is graded), "error" (the check or the engine failed).
 GradeStatus = Literal["graded", "could not grade", "error"]
 GRADED: GradeStatus = "graded"
 NOT_GRADED: GradeStatus = "could not grade"

@@ -1,7 +1,10 @@
-"""``ehr-sandbox verify TASK EXTRACT_DIR [--variant V] [--json]``.
+"""``ehr-sandbox verify TASK EXTRACT_DIR [--variant V] [--json] [--sensitivity]``.
 
 Exit status: 0 a complete report; 1 a report with items that could not be graded (or whose
 check failed); 2 input that cannot be graded (the message names the file). Never a traceback.
+With ``--sensitivity`` (on a 1.0 extract, e.g. a gold run's): every value the task's
+``GRADED`` list declares is changed in turn in a copy and graded (:mod:`verifier.sensitivity`);
+exit 0 when each moved the score by its share and every value the run wrote is accounted for.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 from sandbox.catalog import CatalogError, load_catalog
@@ -16,6 +20,7 @@ from sandbox.clock import ClockError
 from sandbox.stores import StoreError
 from verifier.engine import grade
 from verifier.errors import VerifyError
+from verifier.sensitivity import run_sensitivity
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "EHR_SANDBOX_JUDGE_URL is set, else rubric)")
     parser.add_argument("--tasks-dir", action="append", metavar="DIR",
                         help="another folder of task folders (e.g. a held-out pack)")
+    parser.add_argument("--sensitivity", action="store_true",
+                        help="on a 1.0 extract: change each value verify.py's GRADED list "
+                             "declares, in copies, and check each moves the score by its "
+                             "share")
     return parser
 
 
@@ -41,6 +50,12 @@ def verify_main(argv: list[str] | None = None) -> int:
     try:
         catalog = load_catalog([Path(d) for d in (args.tasks_dir or [])])
         spec = catalog.get(args.task)
+        if args.sensitivity:
+            with tempfile.TemporaryDirectory(prefix="sensitivity-") as work:
+                found = run_sensitivity(spec, Path(args.extract_dir), work,
+                                        variant=args.variant)
+            print(found.render(everything=True))
+            return 0 if found.ok else 1
         report = grade(spec, Path(args.extract_dir), args.variant, judge=args.judge)
     except (VerifyError, CatalogError, StoreError, ClockError) as exc:
         print(f"ehr-sandbox verify: error: {exc}", file=sys.stderr)

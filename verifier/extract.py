@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from sandbox.catalog import TaskSpec
 from sandbox.clock import ClockError, SandboxClock
+from sandbox.stores import SYSTEMS
 from sandbox.stores.audit import canonical_json, pk_image
 from verifier.channel import ChannelRule, Exclusion, accepted_channels, exclusions, tainted_rows
 from verifier.documents import PdfDocument, file_hashes, read_csv, read_pdf, read_text
@@ -41,7 +42,7 @@ from verifier.history import AuditEntry, run_entries, unexplained_rows
 from verifier.judges import Judge, Rubric, RubricJudge, Verdict
 from verifier.patients import CONVENTIONS, patient_scope, roster_mrns
 from verifier.run import RunInfo
-from verifier.storepair import SystemStores, open_task_stores
+from verifier.storepair import SystemStores, open_system, open_task_stores
 from verifier.values import sha256_bytes
 
 __all__ = ["Extract", "RunInfo"]
@@ -131,6 +132,39 @@ class Extract:
         finally:
             ex.close()
 
+    @classmethod
+    @contextmanager
+    def open_untouched(cls, path: Path | str, spec: TaskSpec, *,
+                       patients: dict[str, list[str]] | None = None) -> Iterator[Extract]:
+        """The extract as if the run had written nothing: every store is its seeded snapshot.
+
+        The engine grades a check here when it could not grade the run's data, to tell a
+        seed that lacks what the check needs (it cannot grade here either) from seeded data
+        the run changed or removed (it grades here: the run's change is a failure). The
+        files (``input/`` …) are the extract's own; the judge is the deterministic one.
+        """
+        path = Path(path)
+        run = RunInfo.load(path / "run.json")
+        try:
+            clock = SandboxClock.load(path / "clock.json")
+        except (ClockError, TypeError, ValueError, AttributeError) as exc:
+            raise VerifyError(f"{path / 'clock.json'}: not a sandbox clock ({exc})") from exc
+        stores: dict[str, SystemStores] = {}
+        try:
+            for system in (s for s in SYSTEMS if s in spec.systems):
+                seed = path / "seed" / f"{system}.sqlite"
+                stores[system] = open_system(system, seed, seed)
+            mrns = {**roster_mrns(spec.alias), **(patients or {})}
+            ex = cls(path, spec, run, clock, stores, RubricJudge(), mrns)
+        except BaseException:
+            for pair in stores.values():
+                pair.close()
+            raise
+        try:
+            yield ex
+        finally:
+            ex.close()
+
     def close(self) -> None:
         for pair in self._stores.values():
             pair.close()
@@ -178,6 +212,22 @@ class Extract:
     def seed_rows(self, model: type, *where: Any) -> list[Any]:
         """Rows matching ``where`` as seeded."""
         return list(self.seed_session(_system_of(model)).scalars(select(model).where(*where)))
+
+    def seeded(self, model: type, *where: Any, what: str, exactly: int | None = None
+               ) -> list[Any]:
+        """The seed's rows a check needs (as seeded), or CouldNotGrade naming ``what``.
+
+        This is the one place a check may stop short of a grade for data: when the seed
+        lacks what the check needs (none, or not ``exactly`` that many), the fixture is
+        wrong, not the agent. What the run then did to these rows — changed, moved to
+        another patient, deleted — is read with :meth:`rows` and graded as a failure of the
+        part it touches.
+        """
+        rows = self.seed_rows(model, *where)
+        if not rows or (exactly is not None and len(rows) != exactly):
+            wanted = "" if exactly is None else f" (expected {exactly})"
+            raise CouldNotGrade(f"the seed has {len(rows)} {what}{wanted}")
+        return rows
 
     def rows(self, model: type, *where: Any) -> list[Any]:
         """Rows matching ``where`` under the channel rule.

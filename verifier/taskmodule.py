@@ -8,6 +8,12 @@ Optional module attributes:
 
 - ``PATIENTS = {"ehr": ["402015"]}`` — the task's patients by MRN per system, when the roster
   (``tasks:`` of each patient) does not say it; used to flag writes to other patients.
+- ``GRADED = [Graded(...)]`` and ``UNGRADED = [Ungraded(...)]`` — every value the checks
+  grade (where it is, a wrong value, the credit item and share it moves) and the values the
+  run writes that they deliberately do not grade, with the reason; checked here against
+  the credit items and the store's tables, and exercised by the sensitivity suite
+  (:mod:`verifier.declarations`, :mod:`verifier.sensitivity`). ``graded`` is ``None``
+  for a task that declares none yet.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from types import ModuleType
 
 from sandbox.catalog import TaskSpec
 from verifier.checks import Check
+from verifier.declarations import Graded, Ungraded, validate_declarations
 from verifier.errors import VerifyError
 
 CHECK_FILE = "verify.py"
@@ -33,6 +40,8 @@ class TaskChecks:
     path: Path
     checks: tuple[Check, ...]
     patients: dict[str, list[str]] = field(default_factory=dict)
+    graded: tuple[Graded, ...] | None = None
+    ungraded: tuple[Ungraded, ...] = ()
 
 
 _cache: dict[tuple[str, int, int], ModuleType] = {}
@@ -125,4 +134,7 @@ def load_checks(spec: TaskSpec) -> TaskChecks:
             f"{path}: its checks do not match the credit items of {spec.id} in task.yaml "
             f"(names and order must be equal; {'; '.join(detail)})\n"
             f"  verify.py: {have}\n  task.yaml: {want}")
-    return TaskChecks(path=path, checks=tuple(checks), patients=_patients(module, path))
+    graded, ungraded = validate_declarations(spec, path, getattr(module, "GRADED", None),
+                                             getattr(module, "UNGRADED", None))
+    return TaskChecks(path=path, checks=tuple(checks), patients=_patients(module, path),
+                      graded=graded, ungraded=ungraded)

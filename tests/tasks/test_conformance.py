@@ -4,7 +4,9 @@ For each task: the spec loads, its checks match its credit items, its oracle obe
 oracle's rules and (for a screen task) has a recorded trace; for each variant: seeding is
 deterministic, and the untouched run grades exactly as ``task.yaml`` declares
 (``untouched: {variant: score}``), fully graded, with no footprint, and below one half for
-the default fixture. The slow half (gold in a real episode) is ``test_gold_episodes.py``.
+the default fixture; every task with a gold declares what its checks grade (``GRADED`` /
+``UNGRADED`` in verify.py, which the sensitivity suite exercises on the gold's extract in
+``test_gold_episodes.py``, the slow half: gold in a real episode).
 """
 
 from __future__ import annotations
@@ -66,6 +68,18 @@ def test_the_oracle_acts_only_through_the_agent_api_and_left_a_trace(spec):
     header, *events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert (header["width"], header["height"]) == (1280, 800)
     assert events and {e["client"] for e in events} == {"oracle"}
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if (s.folder / "gold.py").is_file()],
+                         ids=_id)
+def test_every_task_with_a_gold_declares_what_its_checks_grade(spec):
+    """Orders tasks must; a prior-auth task without its list yet is reported as skipped."""
+    graded = load_checks(spec).graded
+    if graded is None and spec.family != "orders":
+        pytest.skip(f"{spec.alias}: no GRADED list in verify.py yet (the sensitivity suite "
+                    "reports it on the gold run)")
+    assert graded, f"{spec.folder / 'verify.py'}: declare GRADED (and UNGRADED): every value " \
+                   "its checks grade, with a wrong value and the credit it moves"
 
 
 @pytest.mark.parametrize(("spec", "variant"), CASES, ids=_id)

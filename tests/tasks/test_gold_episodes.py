@@ -7,12 +7,20 @@ In one episode: graded as seeded first (what the ``none`` agent gets: the score
 (1.0; an API-channel oracle over HTTP, with nothing on the screen), then reset again and
 the task's recorded gold trace of that variant, replayed by coordinates, scores 1.0 too (a
 reset episode is as good as a fresh one: that is what reset promises, and this checks it).
+
+The sensitivity suite runs on the oracle's 1.0 extract, in the same test and without another
+episode (:mod:`verifier.sensitivity`): every value the task's ``verify.py`` declares in
+``GRADED`` is changed in turn in a copy of the extract, through the audited writer, and the
+score must drop by exactly that value's share; every value the gold wrote must be graded or
+declared ``UNGRADED`` with a reason. A task whose verify.py has no ``GRADED`` list yet is
+reported (a ``SensitivityNotDeclared`` warning), not passed silently.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 
 import pytest
 
@@ -21,12 +29,17 @@ from episodes.oracle import gold_trace_path, run_oracle
 from episodes.runner import replay_into
 from episodes.workstation import WorkstationError, find_chromium
 from sandbox.catalog import load_catalog
+from verifier.sensitivity import run_sensitivity
 
 CATALOG = load_catalog()
 CASES = [(spec, variant) for spec in CATALOG if (spec.folder / "gold.py").is_file()
          for variant in spec.variant_names]
 # a busy CI machine may need more than the default 45 s to bring an episode up
 CONFIG = EpisodeConfig(start_timeout_s=120)
+
+
+class SensitivityNotDeclared(UserWarning):
+    """A task with a gold whose verify.py does not yet declare what its checks grade."""
 
 
 def _has_chromium() -> bool:
@@ -54,8 +67,8 @@ def _inputs(run_dir) -> list[dict]:
 
 
 async def _untouched_gold_replay(spec, variant, run_dir):
-    """(untouched result, gold result, oracle run, the gold attempt's inputs, replay result
-    or None, the replay attempt's inputs)."""
+    """(untouched result, gold result, oracle run, the gold attempt's inputs, sensitivity of
+    the gold extract or None, replay result or None, the replay attempt's inputs)."""
     episode = Episode(spec, variant, run_dir=run_dir, config=CONFIG, agent="gold")
     await episode.start()
     try:
@@ -65,13 +78,19 @@ async def _untouched_gold_replay(spec, variant, run_dir):
         oracle = await run_oracle(episode)
         solved = await episode.finish()
         gold_inputs = _inputs(run_dir)
+        if solved.score != 1.0:
+            return untouched, solved, oracle, gold_inputs, None, None, []
+        sensitivity = await asyncio.to_thread(
+            run_sensitivity, spec, solved.files["extract"], run_dir.parent / "sensitivity",
+            variant=variant)
         trace = gold_trace_path(spec.folder, variant)
-        if solved.score != 1.0 or not trace.is_file():
-            return untouched, solved, oracle, gold_inputs, None, []
+        if not trace.is_file():
+            return untouched, solved, oracle, gold_inputs, sensitivity, None, []
         await episode.reset()
         await replay_into(episode, trace)
         replayed = await episode.finish()
-        return untouched, solved, oracle, gold_inputs, replayed, _inputs(run_dir)
+        return (untouched, solved, oracle, gold_inputs, sensitivity, replayed,
+                _inputs(run_dir))
     finally:
         await episode.stop()
 
@@ -79,7 +98,7 @@ async def _untouched_gold_replay(spec, variant, run_dir):
 @pytest.mark.parametrize(("spec", "variant"), CASES,
                          ids=[f"{s.alias}-{v}" for s, v in CASES])
 def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_path, no_leaks):
-    untouched, solved, oracle, inputs, replayed, replay_inputs = asyncio.run(
+    untouched, solved, oracle, inputs, sensitivity, replayed, replay_inputs = asyncio.run(
         _untouched_gold_replay(spec, variant, tmp_path / "run"))
 
     assert untouched.status == "graded", untouched.error
@@ -89,6 +108,15 @@ def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_pat
     assert solved.status == "graded", solved.error
     assert solved.score == 1.0, _failing(solved)
     assert solved.report.veto is None, solved.report_text
+
+    print(sensitivity.render())
+    if sensitivity.declared:
+        assert sensitivity.ok, sensitivity.render()
+    else:
+        warnings.warn(SensitivityNotDeclared(
+            f"{spec.alias} has a gold but its verify.py declares no GRADED list: the "
+            "sensitivity suite cannot check that its graded values move the score"),
+            stacklevel=1)
     if spec.channel == "api":
         assert oracle.actions == 0 and inputs == []  # the API, not the screen
     else:  # the oracle's clicks and keys went through the agent API into the trace

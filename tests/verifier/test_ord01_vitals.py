@@ -1,7 +1,9 @@
 """Worked example: ord-01 (vitals) graded on extracts built by writing rows directly.
 
-Split from the seed: 15% correct encounter; 70% six values (proportional); 15% no stray
-writes. Each expected score below is that arithmetic, not a recorded number.
+Split from the seed: 15% correct encounter; 70% six values (proportional: the six values
+and the BMI computed from weight and height, 10% each); 15% no stray writes. Each expected
+score below is that arithmetic, not a recorded number. Rows carry the BMI the form computes
+from their weight and height, unless a test writes another one.
 """
 
 from __future__ import annotations
@@ -51,9 +53,16 @@ def seeded(tmp_path) -> RunBuilder:
     return run.snapshot()
 
 
+def form_bmi(weight: float, height: float) -> float:
+    """The Vitals form's BMI (OpenEMR: lb x 703 / in squared, one decimal)."""
+    return round(weight * 703 / (height * height), 1) if weight and height else 0.0
+
+
 def record_vitals(run: RunBuilder, *, channel: str = "browser", episode: str | None = None,
                   encounter: int = TODAY_ENC, pid: int = PID, **changes) -> None:
     values = {**GOLD, **changes}
+    if "BMI" not in changes:
+        values["BMI"] = form_bmi(values["weight"], values["height"])
     with run.agent(channel=channel, episode=episode) as s:
         vitals = FormVitals(date=NOW, pid=pid, user="nurse.kelly", **values)
         s.add(vitals)
@@ -92,16 +101,31 @@ def test_unit_conversions_rounded_to_one_decimal_pass(tmp_path):
     ("weight", 179.23),            # 81.3 kg
     ("height", 68.9),              # 175 cm
 ])
-def test_each_value_wrong_loses_one_sixth_of_the_values(tmp_path, field, wrong):
+def test_each_value_wrong_loses_one_seventh_of_the_values(tmp_path, field, wrong):
     run = seeded(tmp_path)
-    record_vitals(run, **{field: wrong})
-    assert score(run) == pytest.approx(ENCOUNTER + VALUES * 5 / 6 + STRAY)
+    record_vitals(run, **{field: wrong})  # the form's BMI follows a wrong weight or height
+    assert score(run) == pytest.approx(ENCOUNTER + VALUES * 6 / 7 + STRAY)
 
 
 def test_metric_values_stored_unconverted_fail(tmp_path):
     run = seeded(tmp_path)
     record_vitals(run, temperature=37.1, weight=81.4, height=176.0)
-    assert score(run) == pytest.approx(ENCOUNTER + VALUES * 3 / 6 + STRAY)
+    assert score(run) == pytest.approx(ENCOUNTER + VALUES * 4 / 7 + STRAY)
+
+
+@pytest.mark.parametrize("bmi", [29.6, 0.0], ids=["not its weight and height", "none"])
+def test_a_bmi_that_is_not_computed_from_the_set_loses_one_seventh(tmp_path, bmi):
+    """Issue 14: BMI 26.3 -> 29.6 with the sheet's weight and height scored 1.0. The form
+    computes it, so this is written through the audited writer, as a wrong run would."""
+    run = seeded(tmp_path)
+    record_vitals(run, BMI=bmi)
+    report = grade(SPEC, run.close())
+    assert [c.fraction for c in report.checks] == pytest.approx([1.0, 6 / 7, 1.0])
+    assert report.score == pytest.approx(ENCOUNTER + VALUES * 6 / 7 + STRAY)
+    assert report.score == pytest.approx(0.9)
+    bmi_part = next(p for p in report.checks[1].evidence["parts"]
+                    if p["part"] == "BMI computed")
+    assert bmi_part["found"] == bmi and bmi_part["gold"] == 26.3
 
 
 def test_wrong_encounter_loses_encounter_and_stray_parts(tmp_path):

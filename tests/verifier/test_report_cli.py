@@ -34,7 +34,7 @@ def test_json_report_of_a_complete_grade(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert status == 0
     assert report["task"] == "R09.03.01.02-T01" and report["variant"] == "default"
-    assert report["score"] == pytest.approx(0.15 + 0.7 * 5 / 6 + 0.15)
+    assert report["score"] == pytest.approx(0.15 + 0.7 * 6 / 7 + 0.15)
     assert [(c["name"], c["weight"], c["status"]) for c in report["checks"]] == [
         ("correct encounter", 0.15, "graded"), ("six values (proportional)", 0.7, "graded"),
         ("no stray writes", 0.15, "graded")]

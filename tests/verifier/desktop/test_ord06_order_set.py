@@ -164,3 +164,85 @@ def test_the_clients_own_order_set_signing_scores_one(task):
                   for i in (1, 11, 13, 17, 19, 20, 21)]
         signing.sign_orders(ctx, WALTER, WALTER, drafts, ref)
     assert run.grade().score == pytest.approx(1.0)
+
+
+# -- issue 14: mistakes the order set and composer allow, which scored 1.0 -------------------
+GOLD_LINES = (1, 11, 13, 17, 19, 20, 21)  # admit, ceftriaxone, azithromycin IV, enoxaparin,
+                                          # CBC, BMP, blood cultures x2
+
+
+def sign_through_the_client(run: DesktopRun, edit) -> None:  # noqa: ANN001 - a callable
+    """The order set's gold lines as the client drafts them, edited as the composer would
+    (``edit(line, draft)``), then the client's own Sign."""
+    with run.client() as (ctx, ref):
+        from desktop_ehr.services import order_sets, orders, signing
+
+        info = order_sets.load_order_set(ctx, 1)
+        drafts = []
+        for line in GOLD_LINES:
+            item = info.item(line)
+            draft = orders.draft_from_set_item(item, ref.orderables[item.orderable_id], 1,
+                                               ctx.now(), ref)
+            edit(line, draft)
+            drafts.append(draft)
+        signing.sign_orders(ctx, WALTER, WALTER, drafts, ref)
+
+
+@pytest.mark.parametrize("line, label", [(11, "ceftriaxone"), (13, "azithromycin"),
+                                         (17, "enoxaparin")])
+def test_a_drug_entered_as_prn_loses_its_frequency_part(task, line, label):
+    """The composer's 'PRN (as needed)' box ticked on a scheduled drug: q24h/daily as needed
+    is not q24h/daily."""
+    run = task.run()
+
+    def prn(item_line, draft):  # noqa: ANN001, ANN202
+        if item_line == line:
+            draft.prn, draft.prn_reason = True, "fever"
+
+    sign_through_the_client(run, prn)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == pytest.approx([1.0, 11 / 12, 1.0, 1.0])
+    assert report.score == pytest.approx(1.0 - DRUGS / 12)  # 0.9625
+    drug = next(p for p in report.checks[1].evidence["parts"] if p["part"].startswith(label))
+    assert [p["part"] for p in drug["parts"] if p["fraction"] == 0.0] == ["frequency"]
+
+
+def test_all_three_drugs_as_prn_lose_a_quarter_of_the_drugs(task):
+    run = task.run()
+
+    def prn(line, draft):  # noqa: ANN001, ANN202
+        if line in (11, 13, 17):
+            draft.prn, draft.prn_reason = True, "fever"
+
+    sign_through_the_client(run, prn)
+    assert run.grade().score == pytest.approx(1.0 - DRUGS / 4)  # 0.8875
+
+
+@pytest.mark.parametrize("line", [19, 20], ids=["CBC", "BMP"])
+def test_a_lab_with_occurrences_2_is_an_extra_order(task, line):
+    """Occurrences 2 on CBC or BMP orders it twice: not 'exactly the specified orders'."""
+    run = task.run()
+
+    def twice(item_line, draft):  # noqa: ANN001, ANN202
+        if item_line == line:
+            draft.occurrences = 2
+
+    sign_through_the_client(run, twice)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == [1.0, 1.0, 1.0, 0.0]
+    assert report.score == pytest.approx(1.0 - NO_EXTRAS)  # 0.85
+    assert any("occurrences included" in p for p in report.checks[3].evidence["problems"])
+
+
+def test_admit_to_inpatient_with_level_of_care_observation(task):
+    """'Admit to Inpatient' with the composer's Level of care set to Observation."""
+    run = task.run()
+
+    def observation(line, draft):  # noqa: ANN001, ANN202
+        if line == 1:
+            draft.level_of_care = "Observation"
+
+    sign_through_the_client(run, observation)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == [0.5, 1.0, 1.0, 1.0]
+    assert report.score == pytest.approx(1.0 - ADMISSION / 2)  # 0.925

@@ -153,3 +153,21 @@ def test_the_clients_own_reconciliation_scores_one(task):
                 setattr(row, key, value)
         medrec.sign_med_rec(ctx, state, ref)
     assert run.grade().score == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("change", [{"patient_id": ROSE}, {"rec_type": "discharge"}],
+                         ids=["moved-to-rose", "made-a-discharge-rec"])
+def test_a_reconciliation_the_run_moved_or_retyped_fails_every_item(task, change):
+    """Issue 14: this gave 'could not grade' (score None). The seed has her admission
+    reconciliation and the run changed it: no longer hers, or no longer the admission's,
+    it earns nothing. (Through the audited writer: the client cannot do it.)"""
+    run = task.run()
+    reconcile(run)
+    with run.write() as s:
+        rec = s.get(run.m.MedRec, REC)
+        for key, value in change.items():
+            setattr(rec, key, value)
+    report = run.grade()  # asserts every item is graded
+    assert [c.fraction for c in report.checks] == [0.0, 0.0, 0.0]
+    assert report.score == pytest.approx(0.0)
+    assert "moved the seeded reconciliation" in report.checks[0].evidence["found"]

@@ -182,7 +182,9 @@ def test_a_medication_added_beyond_the_plan_is_one_more_failed_share(task):
     ([PCP, {**CARDIOLOGY, "department_id": 12}], FOLLOW / 4),   # Heart Failure Clinic
     ([{**PCP, "timeframe_value": 14}, CARDIOLOGY], FOLLOW / 4),
     ([PCP], FOLLOW / 2),
-], ids=["28-days", "1-week", "1-month", "hf-clinic", "pcp-14-days", "no-cardiology"])
+    ([CARDIOLOGY], FOLLOW / 2),  # the one order is not taken from the follow-up it serves
+], ids=["28-days", "1-week", "1-month", "hf-clinic", "pcp-14-days", "no-cardiology",
+        "no-pcp"])
 def test_follow_ups(task, orders, lost):
     run = task.run()
     reconcile(run)
@@ -275,3 +277,20 @@ def test_the_clients_own_navigator_work_scores_one(task):
                      if t.name == "Heart Failure Discharge Instructions"]
         discharge.sign_instructions(ctx, IVY, 3, template.id, list(SECTIONS.items()))
     assert run.grade().score == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("change", [{"patient_id": IVY_B}, {"rec_type": "admission"}],
+                         ids=["moved-to-the-other-ivy", "made-an-admission-rec"])
+def test_a_reconciliation_the_run_moved_or_retyped_fails_the_med_list(task, change):
+    """Issue 14: this gave 'could not grade' (score None); the seed has her discharge
+    reconciliation, the run changed it, so the med list earns nothing and the rest is
+    graded as usual. (Through the audited writer: the navigator cannot do it.)"""
+    run = task.run()
+    discharge_all(run)
+    with run.write() as s:
+        rec = s.get(run.m.MedRec, REC)
+        for key, value in change.items():
+            setattr(rec, key, value)
+    report = run.grade()  # asserts every item is graded
+    assert [c.fraction for c in report.checks] == [0.0, 1.0, 1.0, 1.0]
+    assert report.score == pytest.approx(1.0 - MEDS)  # 0.6

@@ -128,3 +128,24 @@ def test_the_clients_own_orders_score_one(task):
         protocol = orders.draft_for(ref.orderables[123], ctx.now(), ref)
         signing.sign_orders(ctx, AHMED, AHMED, [lispro, protocol], ref)
     assert run.grade().score == pytest.approx(1.0)
+
+
+def test_the_scale_entered_as_prn_loses_the_frequency(task):
+    """Issue 14: the lispro scale with the composer's PRN box ticked (AC_HS as needed) scored
+    1.0; a correctional scale is given at every AC and HS check."""
+    run = task.run()
+    with run.client() as (ctx, ref):
+        from desktop_ehr.services import orders, signing
+
+        lispro = orders.draft_for(ref.orderables[120], ctx.now(), ref)
+        lispro.scale = [orders.ScaleBand(*band) for band in BANDS]
+        lispro.hold_parameters = LISPRO["hold_parameters"]
+        lispro.frequency = "AC_HS"
+        lispro.prn, lispro.prn_reason = True, "blood glucose 150 mg/dL or higher"
+        protocol = orders.draft_for(ref.orderables[123], ctx.now(), ref)
+        signing.sign_orders(ctx, AHMED, AHMED, [lispro, protocol], ref)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == [1.0, 0.0, 1.0, 1.0]
+    assert report.score == pytest.approx(1.0 - FREQUENCY)  # 0.8
+    assert report.checks[1].evidence["found"] == {
+        "frequency": "AC_HS", "prn": True, "prn_reason": "blood glucose 150 mg/dL or higher"}

@@ -1,6 +1,6 @@
 """ord-17 (PowerChart code status, proxy, advance directive) graded on client-like runs.
 
-Split from the seed: 45% code status order (two equal parts); 25% proxy (three equal parts);
+Split from the seed: 45% code status order (two equal parts); 25% proxy (four equal parts);
 30% document attached correctly (nothing unless ad.pdf is filed to her chart, then two
 equal parts).
 """
@@ -37,10 +37,10 @@ def record_proxy(run: DesktopRun, patient: int = HELEN, **write_and_fields) -> N
         m = run.m
         for other in s.query(m.Proxy).filter_by(patient_id=patient, is_primary=True):
             other.is_primary = False
-        s.add(m.Proxy(patient_id=patient, proxy_type="Health Care Proxy", is_primary=True,
-                      status="active", documented_at=NOW,
+        s.add(m.Proxy(patient_id=patient, is_primary=True, documented_at=NOW,
                       documented_by_user_id=run.user_row(s).id,
-                      **{**MARGARET, **write_and_fields}))
+                      **{"proxy_type": "Health Care Proxy", "status": "active", **MARGARET,
+                         **write_and_fields}))
 
 
 def file_scan(run: DesktopRun, document: int = AD_SCAN, patient: int = HELEN,
@@ -92,11 +92,16 @@ def test_code_status(task, changes, lost):
 
 
 @pytest.mark.parametrize("fields, lost", [
-    ({"name": "Margaret Zztest"}, PROXY / 3),
-    ({"relationship": "Son"}, PROXY / 3),
-    ({"phone": "217-555-0163"}, PROXY / 3),
+    ({"name": "Margaret Zztest"}, PROXY / 4),
+    ({"relationship": "Son"}, PROXY / 4),
+    ({"phone": "217-555-0163"}, PROXY / 4),
+    ({"proxy_type": "Legal Guardian"}, PROXY / 4),
+    ({"proxy_type": "Surrogate Decision Maker"}, PROXY / 4),
+    ({"proxy_type": "Durable Power of Attorney for Health Care"}, 0.0),
     ({"phone": "(217) 555-0147", "relationship": "daughter"}, 0.0),
-], ids=["name", "relationship", "phone", "formatting-ignored"])
+    ({"status": "inactive"}, PROXY),
+], ids=["name", "relationship", "phone", "legal-guardian", "surrogate", "dpoa-accepted",
+        "formatting-ignored", "inactive"])
 def test_proxy(task, fields, lost):
     run = task.run()
     order_code_status(run)
@@ -177,3 +182,24 @@ def test_the_clients_own_charting_scores_one(task):
                             MARGARET["phone"])
         charting.file_document(ctx, AD_SCAN, HELEN, HELEN, "Advance Directive")
     assert run.grade().score == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("proxy_type, score", [
+    ("Legal Guardian", 1.0 - PROXY / 4),
+    ("Health Care Proxy", 1.0),
+], ids=["legal-guardian", "health-care-proxy"])
+def test_proxy_type_chosen_in_the_client(task, proxy_type, score):
+    """Issue 14: a proxy recorded as 'Legal Guardian' on the Patient Information page (the
+    client's own save, as its Proxy type box calls it) scored 1.0."""
+    run = task.run()
+    order_code_status(run)
+    file_scan(run)
+    with run.client() as (ctx, _ref):
+        from desktop_ehr.services.charting import save_proxy
+
+        save_proxy(ctx, HELEN, "Margaret Lowell", "Daughter", "217-555-0147",
+                   proxy_type=proxy_type)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == pytest.approx(
+        [1.0, 0.75 if score < 1 else 1.0, 1.0])
+    assert report.score == pytest.approx(score)

@@ -188,3 +188,62 @@ def test_the_clients_own_sign_with_a_hold_scores_one(task):
                                    reason=HOLD_ACTION["hold_reason"])
         signing.sign_orders(ctx, FRANK, FRANK_ENCOUNTER, drafts, ref, actions=[hold])
     assert run.grade().score == pytest.approx(1.0)
+
+
+# -- issue 14 ---------------------------------------------------------------------------------
+def sign_through_the_client(run: DesktopRun, prn: bool) -> None:
+    """The gold plan as the client drafts and signs it, both enoxaparin orders with the
+    composer's PRN box ticked or not."""
+    with run.client() as (ctx, ref):
+        from desktop_ehr.services import orders, signing
+
+        drafts = []
+        for spec in (ENOX_PRE, INR_DAY_MINUS_1, INR_DAY_PLUS_4, ENOX_POST):
+            draft = orders.draft_for(ref.orderables[spec["orderable_id"]], ctx.now(), ref)
+            for key in ("dose", "frequency", "start_at", "stop_at", "dose_per_kg",
+                        "dosing_weight_kg"):
+                if key in spec:
+                    setattr(draft, key, spec[key])
+            if spec["orderable_id"] == 110 and prn:
+                draft.prn, draft.prn_reason = True, "per protocol"
+            drafts.append(draft)
+        hold = signing.OrderAction("hold", HOME_WARFARIN, "warfarin",
+                                   hold_from=HOLD_ACTION["hold_start_at"],
+                                   hold_until=HOLD_ACTION["hold_end_at"],
+                                   reason=HOLD_ACTION["hold_reason"])
+        signing.sign_orders(ctx, FRANK, FRANK_ENCOUNTER, drafts, ref, actions=[hold])
+
+
+def test_both_enoxaparin_orders_entered_as_prn_schedule_no_doses(task):
+    """Issue 14: PRN enoxaparin (no scheduled doses) scored 1.0. Each order keeps its dose
+    part; the scheduled q12h part and both dose-date parts fail."""
+    run = task.run()
+    sign_through_the_client(run, prn=True)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == pytest.approx([1.0, 1 / 4, 1.0, 1 - 3 / 8])
+    assert report.score == pytest.approx(1.0 - ENOX * 3 / 4 - RESUME * 3 / 8)  # 0.64375
+    pre = {p["part"]: p["fraction"] for p in report.checks[1].evidence["parts"]}
+    assert pre == {"dose 92 mg": 1.0, "SC every 12 hours": 0.0,
+                   "first dose 2026-10-23 08:00:00": 0.0, "last dose 2026-10-25 08:00:00": 0.0}
+
+
+@pytest.mark.parametrize("fate", ["deleted", "moved to the look-alike", "turned into heparin"])
+def test_a_home_warfarin_the_run_changed_is_graded_not_voided(task, fate):
+    """Issue 14: the seeded home warfarin deleted, moved or changed gave 'could not grade'.
+    It is the run's doing: the hold fails, and so does the resumption through that order.
+    (The client cannot delete or move an order: these are written through the audited
+    writer, as a wrong run's writes would be.)"""
+    run = task.run()
+    bridge(run, **held())
+    with run.write() as s:
+        home = s.get(run.m.Order, HOME_WARFARIN)
+        if fate == "deleted":
+            s.delete(home)
+        elif fate == "moved to the look-alike":
+            home.patient_id = FRANKLIN
+        else:
+            home.orderable_id, home.order_name = 111, "heparin injection (subcutaneous)"
+    report = run.grade()  # asserts every item is graded
+    assert [c.fraction for c in report.checks] == [0.0, 1.0, 1.0, 0.5]
+    assert report.score == pytest.approx(1.0 - HOLD - RESUME / 2)  # 0.675
+    assert report.checks[0].status == "graded"

@@ -1,7 +1,7 @@
 """ord-11 (influenza vaccine) on runs written as the immunization screen saves a row.
 
 Split: 30% product/CVX; 30% lot and expiration (two parts); 25% dose/route/site (three
-parts); 15% VIS and administrator (two parts).
+parts); 15% VIS and administrator (three parts: VIS date, administering user, consent).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_correct_record_scores_one(task, tmp_path):
     document(run)
     report = run.grade()
     assert report.score == pytest.approx(1.0)
-    assert report.checks[0].evidence["consent_obtained"] == 1
+    assert report.checks[0].evidence["manufacturer"] == "Northbridge Biologics, Inc."
 
 
 def test_lot_case_and_spacing_ignored(task, tmp_path):
@@ -55,9 +55,9 @@ def test_lot_case_and_spacing_ignored(task, tmp_path):
     ({"amount_administered": 0.25}, DOSE_ROUTE_SITE / 3),
     ({"route": "SC"}, DOSE_ROUTE_SITE / 3),
     ({"administration_site": "right_deltoid"}, DOSE_ROUTE_SITE / 3),
-    ({"vis_date": dt.date(2021, 8, 6)}, VIS_BY / 2),        # the withdrawn edition
-    ({"administered_by_id": 10}, VIS_BY / 2),
-    ({"consent_obtained": 0}, 0.0),                          # no credit of its own
+    ({"vis_date": dt.date(2021, 8, 6)}, VIS_BY / 3),        # the withdrawn edition
+    ({"administered_by_id": 10}, VIS_BY / 3),
+    ({"consent_obtained": 0}, VIS_BY / 3),                  # "and consent obtained"
 ])
 def test_each_wrong_value_loses_its_part(task, tmp_path, change, lost):
     run = task.run(tmp_path)

@@ -2,7 +2,7 @@
 a prescription, its pending status and a gateway message.
 
 Split: 60% prescription fields (four equal parts); 20% correct pharmacy; 20% not
-transmitted.
+transmitted (two equal parts: left pending for signature, nothing sent to the gateway).
 """
 
 from __future__ import annotations
@@ -60,10 +60,15 @@ def test_pending_prescription_scores_one(task, tmp_path):
         "erx_uploaded": 0, "erx_status": "pending_signature"}
 
 
-def test_saved_without_opening_review_is_still_not_transmitted(task, tmp_path):
+def test_a_draft_never_left_pending_at_review_loses_half_of_not_transmitted(task, tmp_path):
+    """Issue 14: the prescription left a draft (not pending signature) scored 1.0."""
     run = task.run(tmp_path)
     prepare(run, review=None, quantity="90 tablets")
-    assert run.score() == pytest.approx(1.0)
+    report = run.grade()
+    assert [c.fraction for c in report.checks] == [1.0, 1.0, 0.5]
+    assert report.score == pytest.approx(1.0 - NOT_SENT / 2)
+    assert report.checks[2].evidence["graded_prescription"] == {
+        "erx_uploaded": 0, "erx_status": "draft"}
 
 
 @pytest.mark.parametrize("change", [
@@ -89,16 +94,18 @@ def test_transmitting_loses_the_not_transmitted_item(task, tmp_path):
     run = task.run(tmp_path)
     prepare(run, review="transmit")
     report = run.grade()
-    assert report.checks[2].evidence["gateway_messages"]
+    parts = {p["part"]: p for p in report.checks[2].evidence["parts"]}
+    assert parts["nothing transmitted"]["gateway_messages"]
+    assert parts["left pending for signature"]["fraction"] == 0.0
     assert report.score == pytest.approx(1.0 - NOT_SENT)
 
 
-def test_prescription_through_the_api_earns_only_not_transmitted(task, tmp_path):
+def test_prescription_through_the_api_earns_only_nothing_transmitted(task, tmp_path):
     run = task.run(tmp_path)
     prepare(run, channel="api")
     report = run.grade()
-    assert [c.fraction for c in report.checks] == [0.0, 0.0, 1.0]
-    assert report.score == pytest.approx(NOT_SENT)
+    assert [c.fraction for c in report.checks] == [0.0, 0.0, 0.5]
+    assert report.score == pytest.approx(NOT_SENT / 2)
 
 
 def test_transmission_through_the_api_still_counts_against(task, tmp_path):
@@ -107,6 +114,6 @@ def test_transmission_through_the_api_still_counts_against(task, tmp_path):
     assert run.score() == pytest.approx(0.0)
 
 
-def test_untouched_scores_only_not_transmitted(task, tmp_path):
+def test_untouched_scores_only_nothing_transmitted(task, tmp_path):
     run = task.run(tmp_path)
-    assert run.score() == pytest.approx(NOT_SENT)
+    assert run.score() == pytest.approx(NOT_SENT / 2)

@@ -1,8 +1,9 @@
 """ord-18 (FHIR control pair of ord-01) on runs written as the FHIR API files posted
 Observations: a form_vitals set per encounter and effective time, on the api channel.
 
-Split: 15% encounter link (one part per sign); 70% six Observations (proportional); 15%
-LOINC codes (one part per sign: the value filed in its code's column).
+Split: 15% encounter link (one part per sign); 70% six Observations (proportional: the six
+values and the BMI computed from weight and height, 10% each); 15% LOINC codes (one part per
+sign: the value filed in its code's column).
 """
 
 from __future__ import annotations
@@ -62,23 +63,34 @@ def test_observations_filed_in_two_sets_are_graded_together(task, tmp_path):
     ("bpd", "28"), ("pulse", 67.0), ("temperature", 98.6), ("oxygen_saturation", 79.0),
     ("weight", 179.23), ("height", 68.9),
 ])
-def test_each_value_wrong_loses_a_sixth_of_the_values(task, tmp_path, column, wrong):
+def test_each_value_wrong_loses_a_seventh_of_the_values(task, tmp_path, column, wrong):
     run = task.run(tmp_path)
-    post(run, {**GOLD, column: wrong})
-    assert run.score() == pytest.approx(1.0 - VALUES / 6)
+    post(run, {**GOLD, column: wrong})  # the API's BMI follows a wrong weight or height
+    assert run.score() == pytest.approx(1.0 - VALUES / 7)
 
 
-def test_a_sign_never_posted_loses_a_sixth_of_everything(task, tmp_path):
+def test_a_sign_never_posted_loses_its_share_of_each_item(task, tmp_path):
     run = task.run(tmp_path)
-    post(run, {k: v for k, v in GOLD.items() if k != "height"})
-    assert run.score() == pytest.approx(5 / 6)
+    post(run, {k: v for k, v in GOLD.items() if k != "height"})  # no height: no BMI either
+    assert run.score() == pytest.approx(LINK * 5 / 6 + VALUES * 6 / 7 + LOINC * 5 / 6)
+
+
+@pytest.mark.parametrize("bmi, lost", [(29.6, VALUES / 7), (26.3, 0.0)],
+                         ids=["wrong", "the sheet's"])
+def test_a_bmi_observation_filed_in_a_set_of_its_own_is_graded(task, tmp_path, bmi, lost):
+    """Issue 14: a BMI Observation (39156-5) lands in a set of its own, which nobody read."""
+    run = task.run(tmp_path)
+    post(run, GOLD)
+    post(run, {"BMI": bmi}, effective=NOW + dt.timedelta(minutes=30))
+    report = run.grade()
+    assert report.score == pytest.approx(1.0 - lost)
 
 
 def test_weight_posted_under_the_height_code(task, tmp_path):
     """81.4 'cm' under 8302-2 lands in height (32.05 in); weight stays empty."""
     run = task.run(tmp_path)
     post(run, {**{k: v for k, v in GOLD.items() if k != "weight"}, "height": 32.05})
-    assert run.score() == pytest.approx(LINK * 5 / 6 + VALUES * 4 / 6 + LOINC * 5 / 6)
+    assert run.score() == pytest.approx(LINK * 5 / 6 + VALUES * 5 / 7 + LOINC * 5 / 6)
 
 
 def test_observations_in_another_encounter_lose_the_link(task, tmp_path):
