@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -34,12 +35,21 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
     """Start, (reset,) let the agent work, finish and stop; never leaves a process behind.
 
     An agent that raises is reported (``error``) and the episode is still graded; an
-    episode whose app crashed is ``failed`` with the log tail and has no score.
+    episode whose app crashed is ``failed`` with the log tail and has no score. An episode
+    that does not come up (a loaded machine can keep Chromium from opening in time) is
+    started once more before the agent sees anything: that failure is the machine's, not the
+    agent's; the first attempt's files are kept beside the run as ``<run>.failed-start``.
     """
     episode = Episode(spec, variant, run_dir=run_dir, config=config, agent=str(agent))
     agent_error = None
     try:
-        await episode.start()
+        try:
+            await episode.start()
+        except EpisodeError as exc:
+            log.warning("%s: starting again: %s", spec.alias, exc)
+            await asyncio.to_thread(_set_aside, run_dir)
+            episode = Episode(spec, variant, run_dir=run_dir, config=config, agent=str(agent))
+            await episode.start()
         if on_started is not None:
             on_started(episode)
         if measure_reset:
@@ -65,6 +75,15 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
     finally:
         await episode.stop()
     return result
+
+
+def _set_aside(run_dir: Path) -> None:
+    """Keep a failed start's files as ``<run>.failed-start`` (replacing an older one)."""
+    aside = run_dir.with_name(run_dir.name + ".failed-start")
+    if aside.exists():
+        shutil.rmtree(aside)
+    if run_dir.exists():
+        run_dir.rename(aside)
 
 
 async def drive(episode: Episode, agent: AgentSpec) -> None:

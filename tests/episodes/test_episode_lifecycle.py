@@ -242,3 +242,39 @@ def test_a_browser_that_exits_while_starting_is_started_once_more(tmp_path, demo
         asyncio.run(scenario(broken, tmp_path / "run2"))
     assert "simulated crash at launch" in str(info.value)
     assert not no_leaks(), "episode processes outlived stop()"
+
+
+def test_an_episode_that_does_not_come_up_is_started_again_before_the_agent_sees_it(
+        tmp_path, demo_catalog, no_leaks, monkeypatch):
+    """A start that fails (here Chromium dies at its first two launches, so the episode's
+    own relaunch fails too) is the machine's failure: run_episode starts the episode once
+    more and grades it, keeping the failed start's files; a second failed start is the
+    run's result, with the reason."""
+    from episodes.workstation import find_chromium
+
+    monkeypatch.setenv("EHR_SANDBOX_CONFINE", "0")  # the fake browsers live in a hidden /tmp
+    real = find_chromium()
+    launches = tmp_path / "launches"
+    twice = tmp_path / "fails-twice-chromium"
+    twice.write_text(f"#!/bin/sh\necho x >> {launches}\n"
+                     f"if [ $(wc -l < {launches}) -le 2 ]; then "
+                     f"echo 'simulated crash at launch' >&2; exit 1; fi\nexec {real} \"$@\"\n")
+    twice.chmod(0o755)
+    broken = tmp_path / "broken-chromium"
+    broken.write_text("#!/bin/sh\necho 'simulated crash at launch' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    spec = demo_catalog.get("demo-01")
+
+    run = tmp_path / "run"
+    result = asyncio.run(run_episode(spec, None, AgentSpec("none"), run,
+                                     EpisodeConfig(chromium=str(twice)), measure_reset=False))
+    assert result.status == "graded", result.error
+    assert "simulated crash at launch" in (
+        tmp_path / "run.failed-start" / "logs" / "chromium.log").read_text()
+    assert len(launches.read_text().split()) == 3
+
+    result = asyncio.run(run_episode(spec, None, AgentSpec("none"), tmp_path / "run2",
+                                     EpisodeConfig(chromium=str(broken)), measure_reset=False))
+    assert result.status == "failed" and "simulated crash at launch" in (result.error or "")
+    assert (tmp_path / "run2.failed-start").is_dir()
+    assert not no_leaks(), "episode processes outlived stop()"
