@@ -13,7 +13,6 @@ import datetime as dt
 import re
 
 from episodes.oracle_steps.web import (
-    attach_file,
     choose,
     enter_suggested,
     field,
@@ -176,17 +175,6 @@ def continue_step(o, acme, next_heading):
     """The wizard's 'Continue' (the step is saved), then the next step's page."""
     tap(o, acme.get_by_role("button", name="Continue", exact=True))
     page(o, acme.get_by_role("heading", name=next_heading))
-
-
-def attach_document(o, acme, path, document_type, description):
-    """On a request's attachments step: choose the file ``path`` through the OS file
-    chooser, its document type and description, Upload, and wait until it is listed."""
-    name = path.rsplit("/", 1)[-1]
-    attach_file(o, acme.get_by_label(re.compile(r"^Document \(PDF")), path)
-    choose(o, field(acme, "Document type"), document_type)
-    put(o, field(acme, "Description"), description)
-    tap(o, acme.get_by_role("button", name="Upload", exact=True))
-    page(o, acme.locator("#attached-documents").get_by_role("link", name=name, exact=True))
 
 
 def submit_request(o, acme):

@@ -1,7 +1,7 @@
 """Acme Health request wizard steps (portal.acmehealth.test) for an inpatient admission
 notification and a network gap exception: start the request for a member, the providers
-(filled from Acme's directory by NPI), the admission, the service, the network gap, the
-attachments through the OS file chooser, and the submission with its tracking reference.
+(filled from Acme's directory by NPI), the admission, the service, the network gap, and the
+submission with its tracking reference. The Attachments step is ``acme.attach_document``'s.
 
 Elements are found by role and label; every click and key goes through the agent API (see
 ``web.py`` for the waiting rules).
@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from episodes.oracle_steps.web import (
-    attach_file,
     choose,
     enter_suggested,
     field,
@@ -128,20 +127,7 @@ def network_gap(o, acme, specialty, nearest_miles, nearest_provider, requested_m
     put(o, field(acme, "Reason for the urgency"), reason)
 
 
-# -- attachments and submission ----------------------------------------------------------------
-def attach(o, acme, path, document_type, description=""):
-    """Upload one document on the Attachments step: the file (``~/Documents/…`` or
-    ``~/Downloads/…``) through the OS file chooser, its document type (option label) and a
-    description; waits until the list of attached documents shows it."""
-    attach_file(o, acme.get_by_label(re.compile(r"^Document \(")), path)
-    choose(o, field(acme, "Document type"), document_type)
-    if description:
-        put(o, field(acme, "Description"), description)
-    tap(o, acme.get_by_role("button", name="Upload", exact=True))
-    name = path.rsplit("/", 1)[-1]
-    page(o, acme.locator("#attached-documents").get_by_role("row").filter(has_text=name))
-
-
+# -- submission -------------------------------------------------------------------------------
 def submit(o, acme):
     """From the Attachments step: review, attest, submit. Returns (tracking reference,
     submitted date 'YYYY-MM-DD') as the confirmation page shows them — it cannot be
