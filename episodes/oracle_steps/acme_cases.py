@@ -17,6 +17,7 @@ from episodes.oracle_steps.web import (
     enter_suggested,
     field,
     last_look,
+    menu_entry,
     page,
     put,
     table_rows,
@@ -36,17 +37,10 @@ def us_date(text):
         r"\d\d/\d\d/\d{4}", text) else None
 
 
-def open_menu(o, acme, area, entry):
-    """Open ``entry`` of the main menu's ``area`` drop-down (Authorizations & Referrals …)."""
-    menu = acme.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text(area, exact=True))
-    tap(o, menu.get_by_role("link", name=entry, exact=True))
-
-
 # -- PA requirement lookup ---------------------------------------------------------------------
 def open_lookup(o, acme):
     """The 'Check Prior Authorization Requirements' page."""
-    open_menu(o, acme, "Authorizations & Referrals", LOOKUP)
+    menu_entry(o, acme, "Authorizations & Referrals", LOOKUP)
     page(o, acme.get_by_role("heading", name="Check Prior Authorization Requirements"))
 
 
@@ -80,7 +74,7 @@ def search_cases(o, acme, query):
     """Authorizations & Referrals > status list, searched for ``query`` (a tracking
     reference, auth number, member name or ID, code): the rows shown, as dicts of column ->
     text ('Tracking reference', 'Member', 'Status' …)."""
-    open_menu(o, acme, "Authorizations & Referrals", STATUS_LIST)
+    menu_entry(o, acme, "Authorizations & Referrals", STATUS_LIST)
     search = acme.get_by_role("search", name="Filter requests")
     page(o, search)
     put(o, search.get_by_label("Search", exact=True), query)

@@ -11,32 +11,22 @@ from __future__ import annotations
 
 import re
 
+from episodes.oracle_steps import acme as wizard
 from episodes.oracle_steps.web import (
     choose,
     enter_suggested,
     field,
+    menu_entry,
     page,
     put,
     tap,
+    until,
 )
-
-MAIN_MENU = "Main menu"
-
-
-def until(o, condition, what, timeout=15.0):
-    """Glance every 0.1 s (``wait`` actions, kept by a replay as gaps) until ``condition()``
-    holds — for a page that changes what a field holds rather than what shows."""
-    for _ in range(int(timeout / 0.1)):
-        if condition():
-            return
-        o.wait(0.1)
-    raise RuntimeError(f"waited {timeout:g} s for {what}")
 
 
 def current_step(o, acme, title):
     """Wait for the wizard page whose current step (the step bar) is ``title``."""
-    bar = acme.get_by_role("list", name="Request steps")
-    page(o, bar.locator("li.current").filter(has_text=re.compile(rf"{re.escape(title)}\s*$")))
+    page(o, wizard.current_step(acme, title))
 
 
 # -- the request and its member ----------------------------------------------------------------
@@ -44,9 +34,7 @@ def start_request(o, acme, request_type, member_number):
     """Authorizations & Referrals > Create Authorization Request: choose ``request_type``
     (its label), find the member by ID (look-alikes share names, never IDs) and select them;
     the wizard then shows its Providers step."""
-    menu = acme.get_by_role("navigation", name=MAIN_MENU)
-    tap(o, menu.get_by_text("Authorizations & Referrals", exact=True))
-    tap(o, menu.get_by_role("link", name="Create Authorization Request", exact=True))
+    menu_entry(o, acme, "Authorizations & Referrals", "Create Authorization Request")
     tap(o, acme.get_by_role("radio", name=request_type, exact=True))
     # choosing a type reloads the page with it marked
     page(o, acme.locator("label.type-option.selected").filter(has_text=request_type))
