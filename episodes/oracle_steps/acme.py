@@ -20,8 +20,9 @@ A request goes through the wizard the way a coordinator drives it::
     continue_to(o, acme, "Review & submit")
     reference = submit_request(o, acme)
 
-Values are what the page shows (option labels such as 'Radiographs', 'Clinical note'), not
-the portal's stored codes.
+``outpatient_service`` takes an outpatient request from ``start_request`` to the Clinical
+questions in one call. Values are what the page shows (option labels such as 'Radiographs',
+'Clinical note'), not the portal's stored codes.
 """
 
 from __future__ import annotations
@@ -167,6 +168,20 @@ def fill_drug(o, acme, *, drug, strength, quantity, days_supply, directions, dia
     if end:
         put(o, field(acme, "Therapy end date"), end)
     enter_diagnoses(o, acme, diagnoses)
+
+
+def outpatient_service(o, acme, member_id, *, requesting, rendering, code, units, start, end,
+                       place, diagnoses):
+    """An outpatient service request from its start to the Clinical questions step: the
+    member by ID, the requesting and rendering providers by NPI, then the Service step
+    (see ``fill_service``)."""
+    start_request(o, acme, "Outpatient service / procedure", member_id)
+    fill_provider(o, acme, REQUESTING, requesting)
+    fill_provider(o, acme, RENDERING, rendering)
+    continue_to(o, acme, "Service")
+    fill_service(o, acme, code, units=units, start=start, end=end, place=place,
+                 diagnoses=diagnoses)
+    continue_to(o, acme, "Clinical questions")
 
 
 # -- the clinical questionnaire ----------------------------------------------------------------
