@@ -20,8 +20,9 @@ A request goes through the wizard the way a coordinator drives it::
     continue_to(o, acme, "Review & submit")
     reference = submit_request(o, acme)
 
-Values are what the page shows (option labels such as 'Radiographs', 'Clinical note'), not
-the portal's stored codes.
+``outpatient_service`` takes an outpatient request from ``start_request`` to the Clinical
+questions in one call. Values are what the page shows (option labels such as 'Radiographs',
+'Clinical note'), not the portal's stored codes.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from episodes.oracle_steps.web import (
     arrive,
     attach_file,
     choose,
-    credentials,
     field,
+    menu_entry,
     page,
     put,
+    sign_in,
     tap,
+    until,
 )
 
 TAB = "acme"
@@ -46,31 +49,10 @@ FACILITY = "Facility (if any)"
 PRESCRIBER = "Prescriber"  # a pharmacy request's requesting provider
 
 
-def log_in(o, acme):
-    """Log in to the portal with its user from input/creds.txt (the 'Acme Health' section)."""
-    fields = credentials(o, "Acme Health")
-    o.show_tab(TAB)
-    put(o, acme.get_by_label("User ID"), fields["Username"])
-    put(o, acme.get_by_label("Password"), fields["Password"])
-    tap(o, acme.get_by_role("button", name="Log in"))
-    page(o, acme.get_by_role("navigation", name="Main menu"))
-
-
-def until(o, condition, what, timeout=15.0):
-    """Glance every 0.1 s (``wait`` actions, so the time is in the trace) until
-    ``condition()`` — locator reads only — is true."""
-    for _ in range(int(timeout / 0.1)):
-        if condition():
-            return
-        o.wait(0.1)
-    raise RuntimeError(f"waited {timeout:g} s for {what}")
-
-
-def menu(o, acme, area, item):
-    """Open a top-menu area ('Authorizations & Referrals' ...) and click its entry."""
-    nav = acme.get_by_role("navigation", name="Main menu")
-    tap(o, nav.get_by_text(area, exact=True))
-    tap(o, nav.get_by_role("link", name=item, exact=True))
+def log_in(o, acme, system="Acme Health"):
+    """Log in to the portal with a user from input/creds.txt: the 'Acme Health' section's,
+    or the section ``system`` names (the billing office's, say)."""
+    sign_in(o, acme, tab=TAB, system=system, user_label="User ID")
 
 
 # -- the request wizard ------------------------------------------------------------------------
@@ -86,7 +68,7 @@ def start_request(o, acme, request_type, member_id):
     (its label: 'Outpatient service / procedure', 'Pharmacy (drug)', 'Inpatient admission
     notification', 'Network gap exception (out-of-network provider)'), search the member by
     ID (never by name: look-alike members share names) and select them. Ends on Providers."""
-    menu(o, acme, "Authorizations & Referrals", "Create Authorization Request")
+    menu_entry(o, acme, "Authorizations & Referrals", "Create Authorization Request")
     kind = acme.get_by_role("radio", name=request_type, exact=True)
     page(o, kind)
     tap(o, kind)  # the page reloads with the type
@@ -188,6 +170,20 @@ def fill_drug(o, acme, *, drug, strength, quantity, days_supply, directions, dia
     enter_diagnoses(o, acme, diagnoses)
 
 
+def outpatient_service(o, acme, member_id, *, requesting, rendering, code, units, start, end,
+                       place, diagnoses):
+    """An outpatient service request from its start to the Clinical questions step: the
+    member by ID, the requesting and rendering providers by NPI, then the Service step
+    (see ``fill_service``)."""
+    start_request(o, acme, "Outpatient service / procedure", member_id)
+    fill_provider(o, acme, REQUESTING, requesting)
+    fill_provider(o, acme, RENDERING, rendering)
+    continue_to(o, acme, "Service")
+    fill_service(o, acme, code, units=units, start=start, end=end, place=place,
+                 diagnoses=diagnoses)
+    continue_to(o, acme, "Clinical questions")
+
+
 # -- the clinical questionnaire ----------------------------------------------------------------
 def answer(o, acme, question, value):
     """Answer the questionnaire item whose question reads ``question`` (without the
@@ -268,7 +264,7 @@ def submit_request(o, acme, acknowledge_similar=False):
 
 def drafts(o, acme):
     """Authorizations & Referrals > My Drafts."""
-    menu(o, acme, "Authorizations & Referrals", "My Drafts")
+    menu_entry(o, acme, "Authorizations & Referrals", "My Drafts")
     page(o, section(acme, "My drafts"))
 
 

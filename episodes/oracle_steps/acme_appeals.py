@@ -12,9 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from episodes.oracle_steps.web import attach_file, choose, field, last_look, page, put, tap
+from episodes.oracle_steps.web import (
+    attach_file,
+    choose,
+    field,
+    last_look,
+    menu_entry,
+    page,
+    put,
+    put_long,
+    tap,
+)
 
 SAVED_SLACK_S = 1.0
+LETTER_SLACK_S = 0.5  # after a long letter is all in its box, for a slower replay
 
 
 def saved(o, target):
@@ -24,14 +35,6 @@ def saved(o, target):
     than when the trace was recorded (the wait is in the trace, see ``web.arrive``)."""
     page(o, target)
     o.wait(SAVED_SLACK_S)
-
-
-def open_menu(o, acme, area, entry):
-    """Open ``entry`` of the main menu's ``area`` drop-down (Appeals, Authorizations &
-    Referrals ...)."""
-    menu = acme.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text(area, exact=True))
-    tap(o, menu.get_by_role("link", name=entry, exact=True))
 
 
 def us_date(text):
@@ -58,7 +61,7 @@ def start_case_appeal(o, acme, *texts):
     """Appeals > Appeals Dashboard > File an appeal, then 'Appeal' on the one denied
     authorization whose row shows every one of ``texts`` (member name, service code, a
     PA26- reference ...): step 1, the appeal details form."""
-    open_menu(o, acme, "Appeals", "Appeals Dashboard")
+    menu_entry(o, acme, "Appeals", "Appeals Dashboard")
     tap(o, acme.get_by_role("link", name="File an appeal"))
     row = acme.locator("#denied-cases tbody tr")
     page(o, row.first)
@@ -68,19 +71,6 @@ def start_case_appeal(o, acme, *texts):
         raise RuntimeError(f"{row.count()} denied authorizations show {texts}")
     tap(o, row.get_by_role("link", name="Appeal", exact=True))
     page(o, acme.locator("#appeal-form"))
-
-
-def put_long(o, target, text, timeout=30.0):
-    """Type a long text (a letter) into a text area and wait until the page holds all of it:
-    the keys arrive at once and the browser takes a while to take them in, and a replay
-    must not act on a page still typing (the wait is in the trace, see ``web.arrive``)."""
-    put(o, target, text)
-    for _ in range(int(timeout / 0.1)):
-        if target.input_value() == text:
-            o.wait(0.5)  # slack for a slower replay
-            return
-        o.wait(0.1)
-    raise RuntimeError(f"the field holds {len(target.input_value())} of {len(text)} characters")
 
 
 def appeal_details(o, acme, *, reason, outcome, letter, contact_name, contact_phone):
@@ -96,7 +86,7 @@ def appeal_details(o, acme, *, reason, outcome, letter, contact_name, contact_ph
     if field(form, "Contact name").input_value() != contact_name:
         put(o, field(form, "Contact name"), contact_name)
     put(o, field(form, "Contact phone"), contact_phone)
-    put_long(o, field(form, "Appeal letter"), letter)
+    put_long(o, field(form, "Appeal letter"), letter, slack=LETTER_SLACK_S)
     o.key("Tab")
     tap(o, form.get_by_role("button", name="Save and continue"))
     saved(o, acme.locator("#upload-form"))
@@ -118,24 +108,31 @@ def upload_document(o, site, path, document_type, description=""):
     saved(o, site.locator("#attachments").get_by_role("link", name=name, exact=True))
 
 
+def review_and_submit(o, site, button, reference):
+    """From the documents step of an appeal or a DME order: 'Continue to review', tick the
+    attestation, press ``button``; returns the reference the confirmation shows in the
+    element ``reference`` (a CSS selector)."""
+    tap(o, site.get_by_role("link", name="Continue to review"))
+    attest = site.locator("#attest")
+    page(o, attest)
+    tap(o, attest)
+    tap(o, site.get_by_role("button", name=button))
+    shown = site.locator(reference)
+    last_look(o, shown)
+    return shown.inner_text().strip()
+
+
 def submit_appeal(o, acme):
     """Step 3: 'Continue to review', tick the attestation, 'Submit appeal'; returns the
     appeal reference (AP26-...) the confirmation shows."""
-    tap(o, acme.get_by_role("link", name="Continue to review"))
-    attest = acme.locator("#attest")
-    page(o, attest)
-    tap(o, attest)
-    tap(o, acme.get_by_role("button", name="Submit appeal"))
-    reference = acme.locator("#appeal-reference")
-    last_look(o, reference)
-    return reference.inner_text().strip()
+    return review_and_submit(o, acme, "Submit appeal", "#appeal-reference")
 
 
 # -- peer-to-peer ------------------------------------------------------------------------------
 def open_p2p(o, acme, member):
     """Authorizations & Referrals > Peer-to-Peer Reviews, then 'Schedule' on the one denied
     request of ``member`` ('Patel, Ravi'): the offered times and the booking form."""
-    open_menu(o, acme, "Authorizations & Referrals", "Peer-to-Peer Reviews")
+    menu_entry(o, acme, "Authorizations & Referrals", "Peer-to-Peer Reviews")
     row = acme.locator("#p2p-cases tbody tr").filter(has_text=member)
     page(o, row.first)
     if row.count() != 1:

@@ -13,11 +13,11 @@ import datetime as dt
 import re
 
 from episodes.oracle_steps.web import (
-    attach_file,
     choose,
     enter_suggested,
     field,
     last_look,
+    menu_entry,
     page,
     put,
     table_rows,
@@ -37,17 +37,10 @@ def us_date(text):
         r"\d\d/\d\d/\d{4}", text) else None
 
 
-def open_menu(o, acme, area, entry):
-    """Open ``entry`` of the main menu's ``area`` drop-down (Authorizations & Referrals …)."""
-    menu = acme.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text(area, exact=True))
-    tap(o, menu.get_by_role("link", name=entry, exact=True))
-
-
 # -- PA requirement lookup ---------------------------------------------------------------------
 def open_lookup(o, acme):
     """The 'Check Prior Authorization Requirements' page."""
-    open_menu(o, acme, "Authorizations & Referrals", LOOKUP)
+    menu_entry(o, acme, "Authorizations & Referrals", LOOKUP)
     page(o, acme.get_by_role("heading", name="Check Prior Authorization Requirements"))
 
 
@@ -90,7 +83,7 @@ def search_cases(o, acme, query):
     """Authorizations & Referrals > status list, searched for ``query`` (a tracking
     reference, auth number, member name or ID, code): the rows shown, as dicts of column ->
     text ('Tracking reference', 'Member', 'Status' …)."""
-    open_menu(o, acme, "Authorizations & Referrals", STATUS_LIST)
+    menu_entry(o, acme, "Authorizations & Referrals", STATUS_LIST)
     search = acme.get_by_role("search", name="Filter requests")
     page(o, search)
     put(o, search.get_by_label("Search", exact=True), query)
@@ -185,17 +178,6 @@ def continue_step(o, acme, next_heading):
     """The wizard's 'Continue' (the step is saved), then the next step's page."""
     tap(o, acme.get_by_role("button", name="Continue", exact=True))
     page(o, acme.get_by_role("heading", name=next_heading))
-
-
-def attach_document(o, acme, path, document_type, description):
-    """On a request's attachments step: choose the file ``path`` through the OS file
-    chooser, its document type and description, Upload, and wait until it is listed."""
-    name = path.rsplit("/", 1)[-1]
-    attach_file(o, acme.get_by_label(re.compile(r"^Document \(PDF")), path)
-    choose(o, field(acme, "Document type"), document_type)
-    put(o, field(acme, "Description"), description)
-    tap(o, acme.get_by_role("button", name="Upload", exact=True))
-    page(o, acme.locator("#attached-documents").get_by_role("link", name=name, exact=True))
 
 
 def submit_request(o, acme):

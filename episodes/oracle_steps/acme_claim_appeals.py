@@ -9,25 +9,14 @@ Elements are found by role and label; every click and key goes through the agent
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
-from episodes.oracle_steps.web import choose, field, last_look, page, put, put_long, tap
+# steps 2 and 3 (no documents here) are those of an authorization's appeal: submit_appeal
+from episodes.oracle_steps.acme_appeals import submit_appeal as submit_appeal
+from episodes.oracle_steps.acme_appeals import us_date
+from episodes.oracle_steps.web import choose, field, menu_entry, page, put, put_long, tap
 
-MAIN_MENU = "Main menu"
 CLOCK = "Sandbox date and time"
-
-
-def us_date(text):
-    """A date as the portal shows it (MM/DD/YYYY)."""
-    return dt.datetime.strptime(text.strip(), "%m/%d/%Y").date()
-
-
-def open_menu(o, acme, area, entry):
-    """Open ``entry`` of the main menu's ``area`` drop-down (Appeals ...)."""
-    menu = acme.get_by_role("navigation", name=MAIN_MENU)
-    tap(o, menu.get_by_text(area, exact=True))
-    tap(o, menu.get_by_role("link", name=entry, exact=True))
 
 
 def today(acme):
@@ -39,7 +28,7 @@ def appeal_window(o, acme):
     """Appeals > Appeal Deadlines & Policy: the first-level appeal window, as
     ``(days, what it counts from)`` from the policy's time limit ('180 calendar days from
     the date of the denial notice (claim processed date or case decision date)')."""
-    open_menu(o, acme, "Appeals", "Appeal Deadlines & Policy")
+    menu_entry(o, acme, "Appeals", "Appeal Deadlines & Policy")
     facts = acme.locator(".policy-facts")
     page(o, facts)
     limit = re.search(r"Time limit:\s*(\d+) calendar days from (.+?)\.?$",
@@ -54,7 +43,7 @@ def appeal_window(o, acme):
 def find_claim(o, acme, claim_number):
     """Appeals > Appeals Dashboard > File an appeal, the claim number typed and 'Find claim':
     step 1 of the claim's appeal. Returns the filing deadline the page shows."""
-    open_menu(o, acme, "Appeals", "Appeals Dashboard")
+    menu_entry(o, acme, "Appeals", "Appeals Dashboard")
     tap(o, acme.get_by_role("link", name="File an appeal"))
     put(o, acme.get_by_label("Claim number (post-service appeal)"), claim_number)
     tap(o, acme.get_by_role("button", name="Find claim"))
@@ -81,16 +70,3 @@ def appeal_details(o, acme, *, reason, outcome, letter, contact_phone, contact_n
     o.key("Tab")
     tap(o, form.get_by_role("button", name="Save and continue"))
     page(o, acme.get_by_role("link", name=re.compile("^Continue to review")))
-
-
-def submit_appeal(o, acme):
-    """Steps 2 and 3 with no documents: 'Continue to review', tick the attestation, 'Submit
-    appeal'; returns the appeal reference (AP26-...) the confirmation shows."""
-    tap(o, acme.get_by_role("link", name=re.compile("^Continue to review")))
-    attest = acme.locator("#attest")
-    page(o, attest)
-    tap(o, attest)
-    tap(o, acme.get_by_role("button", name="Submit appeal"))
-    reference = acme.locator("#appeal-reference")
-    last_look(o, reference)
-    return reference.inner_text().strip()

@@ -8,40 +8,23 @@ Elements are found by role and label; every click and key goes through the agent
 
 from __future__ import annotations
 
-from episodes.oracle_steps.acme import TAB
-from episodes.oracle_steps.acme_appeals import open_menu, saved
-from episodes.oracle_steps.web import credentials, field, last_look, page, put, tap
+from episodes.oracle_steps.acme import log_in
+from episodes.oracle_steps.acme_appeals import saved
+from episodes.oracle_steps.web import field, last_look, menu_entry, page, put, table_rows, tap
 
 BILLING = "billing office"  # the creds.txt section of the claims user
 
 
 def log_in_billing(o, acme):
     """Log in with the billing office's user from input/creds.txt (claims are theirs)."""
-    fields = credentials(o, BILLING)
-    o.show_tab(TAB)
-    put(o, acme.get_by_label("User ID"), fields["Username"])
-    put(o, acme.get_by_label("Password"), fields["Password"])
-    tap(o, acme.get_by_role("button", name="Log in"))
-    page(o, acme.get_by_role("navigation", name="Main menu"))
-
-
-def table_rows(table):
-    """A table's body rows as ``{column header: cell text}``; rows without a cell per
-    column ('No claims match', totals) are left out."""
-    heads = [t.strip() for t in table.locator("thead th").all_inner_texts()]
-    rows = []
-    for row in table.locator("tbody tr").all():
-        cells = [t.strip() for t in row.locator("td").all_inner_texts()]
-        if len(cells) == len(heads):
-            rows.append(dict(zip(heads, cells, strict=True)))
-    return rows
+    log_in(o, acme, BILLING)
 
 
 def claims_of_patient(o, acme, *, last_name, dob, dos_from, dos_to):
     """Claims & Payments > Claim Status Inquiry by patient (last name and date of birth,
     service dates; all MM/DD/YYYY); returns the result rows (Claim number, Patient,
     Member ID, DOB, Service dates, Billed, Paid, Status, Processed)."""
-    open_menu(o, acme, "Claims & Payments", "Claim Status Inquiry")
+    menu_entry(o, acme, "Claims & Payments", "Claim Status Inquiry")
     form = acme.locator("#claim-search")
     page(o, field(form, "Patient last name"))
     put(o, field(form, "Patient last name"), last_name)
@@ -51,7 +34,7 @@ def claims_of_patient(o, acme, *, last_name, dob, dos_from, dos_to):
     tap(o, form.get_by_role("button", name="Search"))
     results = acme.locator("#claim-results")
     saved(o, results)
-    return table_rows(results)
+    return table_rows(results, complete=True)
 
 
 def open_claim(o, acme, number):
@@ -64,7 +47,7 @@ def service_lines(acme):
     """The open claim's service lines (Line, Service date, Procedure, Modifiers, ...,
     Units, Billed, Allowed, Paid, Adjustments, Line status)."""
     table = acme.locator("table").filter(has=acme.locator("th", has_text="Procedure"))
-    return table_rows(table.first)
+    return table_rows(table.first, complete=True)
 
 
 def correct_claim(o, acme, *, changes, reason):

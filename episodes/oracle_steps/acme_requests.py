@@ -1,7 +1,7 @@
 """Acme Health request wizard steps (portal.acmehealth.test) for an inpatient admission
 notification and a network gap exception: start the request for a member, the providers
-(filled from Acme's directory by NPI), the admission, the service, the network gap, the
-attachments through the OS file chooser, and the submission with its tracking reference.
+(filled from Acme's directory by NPI), the admission, the service, the network gap, and the
+submission with its tracking reference. The Attachments step is ``acme.attach_document``'s.
 
 Elements are found by role and label; every click and key goes through the agent API (see
 ``web.py`` for the waiting rules).
@@ -11,33 +11,22 @@ from __future__ import annotations
 
 import re
 
+from episodes.oracle_steps import acme as wizard
 from episodes.oracle_steps.web import (
-    attach_file,
     choose,
     enter_suggested,
     field,
+    menu_entry,
     page,
     put,
     tap,
+    until,
 )
-
-MAIN_MENU = "Main menu"
-
-
-def until(o, condition, what, timeout=15.0):
-    """Glance every 0.1 s (``wait`` actions, kept by a replay as gaps) until ``condition()``
-    holds — for a page that changes what a field holds rather than what shows."""
-    for _ in range(int(timeout / 0.1)):
-        if condition():
-            return
-        o.wait(0.1)
-    raise RuntimeError(f"waited {timeout:g} s for {what}")
 
 
 def current_step(o, acme, title):
     """Wait for the wizard page whose current step (the step bar) is ``title``."""
-    bar = acme.get_by_role("list", name="Request steps")
-    page(o, bar.locator("li.current").filter(has_text=re.compile(rf"{re.escape(title)}\s*$")))
+    page(o, wizard.current_step(acme, title))
 
 
 # -- the request and its member ----------------------------------------------------------------
@@ -45,9 +34,7 @@ def start_request(o, acme, request_type, member_number):
     """Authorizations & Referrals > Create Authorization Request: choose ``request_type``
     (its label), find the member by ID (look-alikes share names, never IDs) and select them;
     the wizard then shows its Providers step."""
-    menu = acme.get_by_role("navigation", name=MAIN_MENU)
-    tap(o, menu.get_by_text("Authorizations & Referrals", exact=True))
-    tap(o, menu.get_by_role("link", name="Create Authorization Request", exact=True))
+    menu_entry(o, acme, "Authorizations & Referrals", "Create Authorization Request")
     tap(o, acme.get_by_role("radio", name=request_type, exact=True))
     # choosing a type reloads the page with it marked
     page(o, acme.locator("label.type-option.selected").filter(has_text=request_type))
@@ -128,20 +115,7 @@ def network_gap(o, acme, specialty, nearest_miles, nearest_provider, requested_m
     put(o, field(acme, "Reason for the urgency"), reason)
 
 
-# -- attachments and submission ----------------------------------------------------------------
-def attach(o, acme, path, document_type, description=""):
-    """Upload one document on the Attachments step: the file (``~/Documents/…`` or
-    ``~/Downloads/…``) through the OS file chooser, its document type (option label) and a
-    description; waits until the list of attached documents shows it."""
-    attach_file(o, acme.get_by_label(re.compile(r"^Document \(")), path)
-    choose(o, field(acme, "Document type"), document_type)
-    if description:
-        put(o, field(acme, "Description"), description)
-    tap(o, acme.get_by_role("button", name="Upload", exact=True))
-    name = path.rsplit("/", 1)[-1]
-    page(o, acme.locator("#attached-documents").get_by_role("row").filter(has_text=name))
-
-
+# -- submission -------------------------------------------------------------------------------
 def submit(o, acme):
     """From the Attachments step: review, attest, submit. Returns (tracking reference,
     submitted date 'YYYY-MM-DD') as the confirmation page shows them — it cannot be

@@ -12,20 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from episodes.oracle_steps.acme_appeals import saved
+from episodes.oracle_steps.acme_appeals import SAVED_SLACK_S, review_and_submit, saved
 from episodes.oracle_steps.web import (
     choose,
-    credentials,
     enter_suggested,
     field,
-    last_look,
     page,
     put,
+    sign_in,
     tap,
 )
 
 TAB = "dme"
 MAIN_MENU = "Main menu"
+
 
 def today(dme):
     """The sandbox date the portal shows (its log-in page's foot, or the menu's clock)."""
@@ -34,13 +34,10 @@ def today(dme):
 
 
 def log_in(o, dme):
-    """Log in with the DME portal's user from input/creds.txt."""
-    fields = credentials(o, "DME portal")
-    o.show_tab(TAB)
-    put(o, dme.get_by_label("User ID"), fields["Username"])
-    put(o, dme.get_by_label("Password"), fields["Password"])
-    tap(o, dme.get_by_role("button", name="Log in"))
-    saved(o, dme.get_by_role("navigation", name=MAIN_MENU))
+    """Log in with the DME portal's user from input/creds.txt, then rest a moment as after
+    a saved form (see ``acme_appeals.saved``)."""
+    sign_in(o, dme, tab=TAB, system="DME portal", user_label="User ID", menu=MAIN_MENU)
+    o.wait(SAVED_SLACK_S)
 
 
 def start_order(o, dme, *, last_name, dob, member_id):
@@ -91,11 +88,4 @@ def fill_order(o, dme, *, fields, choices, suggested, answers):
 def submit_order(o, dme):
     """'Continue to review', tick the attestation and 'Submit order to Acme'; returns the
     order's tracking reference (PA26-...)."""
-    tap(o, dme.get_by_role("link", name="Continue to review"))
-    attest = dme.locator("#attest")
-    page(o, attest)
-    tap(o, attest)
-    tap(o, dme.get_by_role("button", name="Submit order to Acme"))
-    reference = dme.locator("#order-reference")
-    last_look(o, reference)
-    return reference.inner_text().strip()
+    return review_and_submit(o, dme, "Submit order to Acme", "#order-reference")

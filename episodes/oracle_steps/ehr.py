@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import arrive, field, page, put, tap
+from episodes.oracle_steps.web import (
+    arrive,
+    field,
+    menu_entry,
+    page,
+    put,
+    table_rows,
+    tap,
+    until,
+)
 
 TAB = "ehr"
 WHEN = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}"  # how the EHR shows a date and time
@@ -108,16 +117,38 @@ def problem_onset(o, ehr, code):
     return [c.strip() for c in row.get_by_role("cell").all_inner_texts()][1]
 
 
+def search_directory(o, ehr, query, *, wait_for_answer=False):
+    """Admin > Address Book / Provider Directory: ``query`` typed into its search box and
+    Search pressed. The result table shows before the answer as well: ``wait_for_answer``
+    waits until the page's address carries the query (for a caller that reads the whole
+    table rather than waiting for the row it wants)."""
+    menu_entry(o, ehr, "Admin", "Address Book / Provider Directory")
+    search = ehr.get_by_role("searchbox", name="Search directory")
+    page(o, search)
+    put(o, search, query)
+    before = ehr.url
+    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    if wait_for_answer:
+        until(o, lambda: ehr.url != before and "q=" in ehr.url, "the directory's answer")
+
+
+def directory_entry(o, ehr, query, name):
+    """The address book's one entry whose name contains ``name`` ('Haddad, Omar'; 'Haddad, '
+    for any first name), found by searching ``query``, as ``{column: text}``: Name,
+    Specialty, Organization, NPI, Taxonomy, TIN, Network, Phone, Fax, Type."""
+    search_directory(o, ehr, query)
+    table = ehr.locator("#directory-table")
+    page(o, table.locator("tbody tr").filter(has_text=name).first)
+    rows = [r for r in table_rows(table, complete=True) if name in r["Name"]]
+    if len(rows) != 1:
+        raise RuntimeError(f"the address book lists {len(rows)} entries for {name!r}")
+    return rows[0]
+
+
 def provider_npi(o, ehr, last_name, first_name):
     """The NPI of a provider in the address book (Admin > Address Book / Provider
     Directory), searched by last name; the row must also carry the first name."""
-    menu = ehr.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text("Admin", exact=True))
-    tap(o, menu.get_by_role("link", name="Address Book / Provider Directory"))
-    search = ehr.get_by_role("searchbox", name="Search directory")
-    page(o, search)
-    put(o, search, last_name)
-    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
+    search_directory(o, ehr, last_name)
     row = ehr.locator("#directory-table tbody tr").filter(
         has=ehr.get_by_role("link", name=re.compile(
             rf"^{re.escape(last_name)}, {re.escape(first_name)}\b")))
@@ -162,6 +193,12 @@ def download_document(o, ehr, name, timeout=15.0):
     arrive(o, link)
     box = o.box(link)  # a long name wraps: its box's centre can fall between the lines
     o.click((int(box.x + min(box.width, 40) / 2), int(box.y + min(box.height, 16) / 2)))
+    return download_shown_document(o, ehr, name, timeout)
+
+
+def download_shown_document(o, ehr, name, timeout=15.0):
+    """Download the document ``name`` on show (its toolbar's Download) into Downloads and
+    return the name of the file that arrived there."""
     button = ehr.get_by_role("link", name="Download", exact=True)
     page(o, ehr.locator(".toolbar").filter(has_text=name).filter(has=button))
     before = set(o.downloads())
@@ -175,14 +212,16 @@ def download_document(o, ehr, name, timeout=15.0):
 
 
 # -- provider tasks ----------------------------------------------------------------------------
+def open_tasks(o, ehr):
+    """Worklists > Provider Tasks (every task)."""
+    menu_entry(o, ehr, "Worklists", "Provider Tasks")
+    page(o, ehr.locator("#tasks-table"))
+
+
 def open_task(o, ehr, subject):
     """Worklists > Provider Tasks, then the task whose subject contains ``subject``."""
-    menu = ehr.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text("Worklists", exact=True))
-    tap(o, menu.get_by_role("link", name="Provider Tasks"))
-    table = ehr.locator("#tasks-table")
-    page(o, table)
-    link = table.get_by_role("link").filter(has_text=subject)
+    open_tasks(o, ehr)
+    link = ehr.locator("#tasks-table").get_by_role("link").filter(has_text=subject)
     if link.count() != 1:
         raise RuntimeError(f"{link.count()} tasks read {subject!r}")
     tap(o, link)

@@ -9,13 +9,11 @@ waiting rules).
 
 from __future__ import annotations
 
+from episodes.oracle_steps.ehr import directory_entry as address_book_entry
+from episodes.oracle_steps.ehr import open_tasks
 from episodes.oracle_steps.web import choose, field, page, put, tap
 
 MAIN_MENU = "Main menu"
-
-
-def _menu(ehr):
-    return ehr.get_by_role("navigation", name=MAIN_MENU)
 
 
 def _saved(o, ehr, text):
@@ -39,7 +37,8 @@ def add_calendar_event(o, ehr, *, category, provider, mrn, title, date, time, mi
     the Provider list shows it, or part of it) for the patient ``mrn`` on ``date``
     (YYYY-MM-DD) at ``time`` (HH:MM), ``minutes`` long. An overlap with the provider's
     other events is refused by the EHR (the box 'Save anyway' stays clear)."""
-    tap(o, _menu(ehr).get_by_role("link", name="Calendar", exact=True))
+    tap(o, ehr.get_by_role("navigation", name=MAIN_MENU).get_by_role(
+        "link", name="Calendar", exact=True))
     tap(o, ehr.get_by_role("link", name="Add Event"))
     form = ehr.locator("#event-form")
     page(o, field(form, "Title"))
@@ -57,13 +56,6 @@ def add_calendar_event(o, ehr, *, category, provider, mrn, title, date, time, mi
 
 
 # -- provider tasks ----------------------------------------------------------------------------
-def open_tasks(o, ehr):
-    """Worklists > Provider Tasks (every task)."""
-    tap(o, _menu(ehr).get_by_text("Worklists", exact=True))
-    tap(o, _menu(ehr).get_by_role("link", name="Provider Tasks"))
-    page(o, ehr.locator("#tasks-table"))
-
-
 def new_task(o, ehr, *, assignee, mrn, subject, details, priority="Normal", due=""):
     """Provider Tasks > New Task: a task for the patient ``mrn`` assigned to ``assignee``
     (part of the name the 'Assigned to' list shows), status Open; ``due`` is YYYY-MM-DD."""
@@ -86,19 +78,7 @@ def new_task(o, ehr, *, assignee, mrn, subject, details, priority="Normal", due=
 # -- the address book --------------------------------------------------------------------------
 def directory_entry(o, ehr, last, first=""):
     """Admin > Address Book / Provider Directory, searched for ``last``: the one entry whose
-    name reads 'last, first...' (any first name when ``first`` is empty) as ``{column: text}`` (Name, Specialty, Organization, NPI,
-    Taxonomy, TIN, Network, Phone, Fax, Type)."""
-    tap(o, _menu(ehr).get_by_text("Admin", exact=True))
-    tap(o, _menu(ehr).get_by_role("link", name="Address Book / Provider Directory"))
-    search = ehr.get_by_role("searchbox", name="Search directory")
-    page(o, search)
-    put(o, search, last)
-    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
-    table = ehr.locator("#directory-table")
-    rows = table.locator("tbody tr").filter(has_text=f"{last}, {first}")
-    page(o, rows.first)
-    if rows.count() != 1:
-        raise RuntimeError(f"the address book lists {rows.count()} entries for {last}, {first}")
-    heads = [t.strip() for t in table.locator("thead th").all_inner_texts()]
-    cells = [t.strip() for t in rows.locator("td").all_inner_texts()]
-    return dict(zip(heads, cells, strict=True))
+    name reads 'last, first...' (any first name when ``first`` is empty) as ``{column:
+    text}`` (Name, Specialty, Organization, NPI, Taxonomy, TIN, Network, Phone, Fax,
+    Type)."""
+    return address_book_entry(o, ehr, last, f"{last}, {first}")

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import arrive, page, put, tap
+# the dashboard's cards and the Documents page, as the other prior-auth oracles read them
+from episodes.oracle_steps.ehr import active_problems as active_problems
+from episodes.oracle_steps.ehr import chart_documents as chart_documents
+from episodes.oracle_steps.ehr import download_shown_document
+from episodes.oracle_steps.ehr import member_id as member_id
+from episodes.oracle_steps.ehr import open_documents as open_documents
+from episodes.oracle_steps.web import arrive, page, put, table_rows, tap
 
 RECORD_BAR = "Patient record"
 VIEW_SLACK_S = 0.7
@@ -52,23 +58,11 @@ def _card(ehr, card_id):
     return ehr.locator(f"#card-{card_id}")
 
 
-def _lines(ehr, card_id):
-    return [t.strip() for t in _card(ehr, card_id).locator(".issue-line").all_inner_texts()]
-
-
 def show_dashboard(o, ehr):
     """The open chart's dashboard (the chart's first page)."""
     tap(o, ehr.get_by_role("navigation", name=RECORD_BAR).get_by_role(
         "link", name="Dashboard", exact=True))
     page(o, _card(ehr, "problems"))
-
-
-def member_id(ehr, payer="Acme Health"):
-    """The member ID on the dashboard's insurance line of ``payer``."""
-    for text in _lines(ehr, "insurance"):
-        if payer in text:
-            return re.search(r"Member ID\s+(\S+)", text).group(1)
-    raise RuntimeError(f"the chart shows no {payer} coverage")
 
 
 def latest_vitals(ehr):
@@ -82,36 +76,7 @@ def latest_vitals(ehr):
     return shown
 
 
-def active_problems(ehr):
-    """The dashboard's medical problems that are not resolved: ``[(title, ICD-10 code)]``."""
-    found = []
-    for text in _lines(ehr, "problems"):
-        if "Resolved" in text:
-            continue
-        match = re.search(r"ICD10:(\S+)", text)
-        found.append((text[:match.start()].strip() if match else text,
-                      match.group(1) if match else ""))
-    return found
-
-
-def chart_documents(ehr):
-    """The dashboard's documents: ``[(name, category, date YYYY-MM-DD)]``."""
-    found = []
-    for text in _lines(ehr, "documents"):
-        match = re.match(r"^(.*?\.\w{3,4})\s+(.*?)\s+·\s+(\d{4}-\d{2}-\d{2})$", text)
-        if match:
-            found.append(match.groups())
-    return found
-
-
 # -- documents ---------------------------------------------------------------------------------
-def open_documents(o, ehr):
-    """The open chart's Documents page (the category tree)."""
-    tap(o, ehr.get_by_role("navigation", name=RECORD_BAR).get_by_role(
-        "link", name="Documents", exact=True))
-    page(o, ehr.locator("#document-tree"))
-
-
 def view_document(o, ehr, name):
     """Open the document ``name`` from the tree (the EHR's access log records the view) and
     return its description line. Documents must be open (``open_documents``)."""
@@ -130,16 +95,7 @@ def view_document(o, ehr, name):
 def download_document(o, ehr, name, timeout=15.0):
     """Download the document on show (``view_document``) into Downloads and return the
     name it got there (the EHR writes '_' for spaces)."""
-    button = ehr.get_by_role("link", name="Download", exact=True)
-    page(o, ehr.locator(".toolbar").filter(has_text=name).filter(has=button))
-    before = set(o.downloads())
-    tap(o, button)
-    for _ in range(int(timeout / 0.1)):  # a download changes nothing on the page: glance
-        arrived = sorted(set(o.downloads()) - before)
-        if arrived:
-            return arrived[0]
-        o.wait(0.1)
-    raise RuntimeError(f"{name!r} did not arrive in Downloads (there: {o.downloads()})")
+    return download_shown_document(o, ehr, name, timeout)
 
 
 # -- the medication administration record ------------------------------------------------------
@@ -150,10 +106,4 @@ def administrations(o, ehr):
         "link", name="MAR", exact=True))
     table = ehr.locator("#mar-table")
     page(o, table)
-    heads = [t.strip() for t in table.locator("thead th").all_inner_texts()]
-    rows = []
-    for row in table.locator("tbody tr").all():
-        cells = [t.strip() for t in row.locator("td").all_inner_texts()]
-        if len(cells) == len(heads):
-            rows.append(dict(zip(heads, cells, strict=True)))
-    return rows
+    return table_rows(table, complete=True)

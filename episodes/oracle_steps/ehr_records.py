@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import re
 
-from episodes.oracle_steps.web import choose, page, put, tap, wait_for_download
+# the address book's entry, as the other prior-auth oracles read it
+from episodes.oracle_steps.ehr import directory_entry as directory_entry
+from episodes.oracle_steps.ehr import download_shown_document
+from episodes.oracle_steps.web import choose, menu_entry, page, put, table_rows, tap
 
 RECORD_BAR = "Patient record"
-MAIN_MENU = "Main menu"
 
 
-# -- reading tables and lists ------------------------------------------------------------------
-def table_rows(table):
-    """A table's body rows as ``{column header: cell text}`` (rows without a cell per
-    column, such as 'No entries', are left out)."""
-    headers = [t.strip() for t in table.locator("thead th").all_inner_texts()]
-    rows = []
-    for row in table.locator("tbody tr").all():
-        cells = [t.strip() for t in row.locator("td").all_inner_texts()]
-        if len(cells) == len(headers):
-            rows.append(dict(zip(headers, cells, strict=True)))
-    return rows
-
-
+# -- reading lists -----------------------------------------------------------------------------
 def definitions(listing):
     """A definition list (``<dl>``) as ``{term: description}``."""
     terms = [t.strip() for t in listing.locator("dt").all_inner_texts()]
@@ -61,13 +51,6 @@ def chart_section(o, ehr, name):
         has_text=re.compile(rf"^{re.escape(name)}$")))
 
 
-def menu_entry(o, ehr, menu, entry):
-    """Open drop-down ``menu`` of the main menu and click its link ``entry``."""
-    bar = ehr.get_by_role("navigation", name=MAIN_MENU)
-    tap(o, bar.get_by_text(menu, exact=True))
-    tap(o, bar.get_by_role("link", name=entry, exact=True))
-
-
 # -- what the chart says -----------------------------------------------------------------------
 def member_id(o, ehr, payer):
     """The member ID of the selected patient's coverage with ``payer`` (Demographics >
@@ -97,14 +80,14 @@ def problems(o, ehr):
     chart_section(o, ehr, "Issues")
     table = ehr.locator("#issues-medical_problem table")
     page(o, table)
-    return table_rows(table)
+    return table_rows(table, complete=True)
 
 
 def visits(o, ehr):
     """The selected patient's encounters (Visit History), newest first: Date, Encounter,
     Reason, Provider, Facility, Category ..."""
     chart_section(o, ehr, "Visit History")
-    return table_rows(ehr.locator("#encounters-table"))
+    return table_rows(ehr.locator("#encounters-table"), complete=True)
 
 
 def referral(o, ehr, to):
@@ -116,43 +99,27 @@ def referral(o, ehr, to):
     return labelled_lines(row.first.locator("td").nth(3).inner_text())
 
 
-def directory_entry(o, ehr, query, name):
-    """The address book's entry for ``name`` ('Haddad, Omar') found by ``query``:
-    Name, Specialty, Organization, NPI, Taxonomy, TIN, Network ..."""
-    menu_entry(o, ehr, "Admin", "Address Book / Provider Directory")
-    search = ehr.get_by_role("searchbox", name="Search directory")
-    page(o, search)
-    put(o, search, query)
-    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
-    found = ehr.locator("#directory-table tbody tr").filter(has_text=name)
-    page(o, found.first)
-    rows = [r for r in table_rows(ehr.locator("#directory-table")) if name in r["Name"]]
+def _practice_entry(o, ehr, column, name, what):
+    """Admin > Practice: the one row named ``name`` of the table that has the column
+    ``column`` (its ``what``, for the error), as ``{column header: cell text}``."""
+    menu_entry(o, ehr, "Admin", "Practice (Pharmacies, Insurance)")
+    table = ehr.locator("table").filter(has=ehr.locator("th", has_text=column))
+    page(o, table.get_by_role("row").filter(has_text=name).first)
+    rows = [r for r in table_rows(table, complete=True) if r["Name"] == name]
     if len(rows) != 1:
-        raise RuntimeError(f"the address book lists {len(rows)} entries for {name!r}")
+        raise RuntimeError(f"the practice lists {len(rows)} {what} named {name!r}")
     return rows[0]
 
 
 def facility(o, ehr, name):
     """The practice's facility ``name`` (Admin > Practice): Name, Address, NPI, Tax ID ..."""
-    menu_entry(o, ehr, "Admin", "Practice (Pharmacies, Insurance)")
-    table = ehr.locator("table").filter(has=ehr.locator("th", has_text="POS"))
-    page(o, table.get_by_role("row").filter(has_text=name).first)
-    rows = [r for r in table_rows(table) if r["Name"] == name]
-    if len(rows) != 1:
-        raise RuntimeError(f"the practice lists {len(rows)} facilities named {name!r}")
-    return rows[0]
+    return _practice_entry(o, ehr, "POS", name, "facilities")
 
 
 def insurance_company(o, ehr, name):
     """The practice's insurance company ``name`` (Admin > Practice): Name, Payer ID,
     PA channel, PA fax, Portal."""
-    menu_entry(o, ehr, "Admin", "Practice (Pharmacies, Insurance)")
-    table = ehr.locator("table").filter(has=ehr.locator("th", has_text="PA channel"))
-    page(o, table.get_by_role("row").filter(has_text=name).first)
-    rows = [r for r in table_rows(table) if r["Name"] == name]
-    if len(rows) != 1:
-        raise RuntimeError(f"the practice lists {len(rows)} insurance companies named {name!r}")
-    return rows[0]
+    return _practice_entry(o, ehr, "PA channel", name, "insurance companies")
 
 
 def authorization_field(o, ehr, service, label):
@@ -210,13 +177,12 @@ def download_document(o, ehr, name):
     has in Downloads (the EHR replaces spaces and the like with '_')."""
     chart_section(o, ehr, "Documents")
     tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
-    download = ehr.get_by_role("link", name="Download", exact=True)
-    page(o, ehr.locator(".toolbar").filter(has_text=name).filter(has=download))
     saved = re.sub(r"[^A-Za-z0-9._-]+", "_", name)
     if saved in o.downloads():
         raise RuntimeError(f"{saved!r} is in Downloads already (a second copy gets another name)")
-    tap(o, download)
-    wait_for_download(o, saved)
+    arrived = download_shown_document(o, ehr, name)
+    if arrived != saved:
+        raise RuntimeError(f"the download arrived as {arrived!r}, not {saved!r}")
     return saved
 
 

@@ -7,10 +7,12 @@ Elements are found by role and label; every click and key goes through the agent
 
 from __future__ import annotations
 
+from episodes.oracle_steps.ehr import download_shown_document, open_documents, search_directory
 from episodes.oracle_steps.web import (
     choose,
     field,
     last_look,
+    menu_entry,
     page,
     put,
     table_rows,
@@ -23,9 +25,7 @@ AUTH_COLUMN = 6  # the worklist's 'Auth' column (0-based): a link to the record
 
 def open_worklist(o, ehr, name):
     """Worklists > Prior Authorization Worklists > the worklist ``name``."""
-    menu = ehr.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text("Worklists", exact=True))
-    tap(o, menu.get_by_role("link", name="Prior Authorization Worklists"))
+    menu_entry(o, ehr, "Worklists", "Prior Authorization Worklists")
     page(o, ehr.get_by_role("heading", name="Prior Authorization Worklists"))
     tap(o, ehr.get_by_role("link", name=name, exact=True))
     page(o, ehr.get_by_role("heading", name=f"Worklist: {name}"))
@@ -69,15 +69,7 @@ def record_decision(o, ehr, status, fields):
 def directory_entries(o, ehr, query):
     """Admin > Address Book / Provider Directory, searched for ``query``: the rows shown
     (dicts of column -> text: Name, Specialty, NPI, Taxonomy …)."""
-    menu = ehr.get_by_role("navigation", name="Main menu")
-    tap(o, menu.get_by_text("Admin", exact=True))
-    tap(o, menu.get_by_role("link", name="Address Book / Provider Directory"))
-    search = ehr.get_by_role("searchbox", name="Search directory")
-    page(o, search)
-    put(o, search, query)
-    before = ehr.url
-    tap(o, ehr.get_by_role("search").get_by_role("button", name="Search"))
-    until(o, lambda: ehr.url != before and "q=" in ehr.url, "the directory's answer")
+    search_directory(o, ehr, query, wait_for_answer=True)
     table = ehr.locator("#directory-table")
     page(o, table)
     return table_rows(table)
@@ -105,10 +97,8 @@ def find_patient(o, ehr, name, dob):
 
 def chart_documents(o, ehr):
     """The open chart's Documents: ``{name: date}`` of every document in the tree."""
-    tap(o, ehr.get_by_role("navigation", name="Patient record").get_by_role(
-        "link", name="Documents"))
+    open_documents(o, ehr)
     tree = ehr.locator("#document-tree")
-    page(o, tree)
     found = {}
     for item in tree.locator("li").filter(has=ehr.locator("a")).all():
         if item.locator("ul").count():
@@ -122,11 +112,7 @@ def download_document(o, ehr, name):
     """Show document ``name`` of the open chart's Documents and download it; returns the
     name it got in Downloads."""
     tap(o, ehr.locator("#document-tree").get_by_role("link", name=name, exact=True))
-    page(o, ehr.locator(".toolbar").filter(has_text=name))
-    before = set(o.downloads())
-    tap(o, ehr.get_by_role("link", name="Download", exact=True))
-    until(o, lambda: set(o.downloads()) - before, f"{name} in Downloads")
-    return (set(o.downloads()) - before).pop()
+    return download_shown_document(o, ehr, name)
 
 
 # -- a worklist item's outcome -------------------------------------------------------------------

@@ -12,11 +12,11 @@ import re
 from episodes.oracle_steps.web import (
     arrive,
     choose,
-    credentials,
     label_pattern,
     last_look,
     page,
     put,
+    sign_in,
     tap,
 )
 
@@ -25,12 +25,7 @@ TAB = "epa"
 
 def log_in(o, epa):
     """Log in with the portal's user from input/creds.txt (the 'ePA portal' section)."""
-    fields = credentials(o, "ePA portal")
-    o.show_tab(TAB)
-    put(o, epa.get_by_label("Username"), fields["Username"])
-    put(o, epa.get_by_label("Password"), fields["Password"])
-    tap(o, epa.get_by_role("button", name="Log In"))
-    page(o, epa.get_by_role("navigation", name="Main menu"))
+    sign_in(o, epa, tab=TAB, system="ePA portal", button="Log In")
 
 
 def open_request(o, epa, patient, drug):

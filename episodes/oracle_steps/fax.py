@@ -16,12 +16,12 @@ import re
 
 from episodes.oracle_steps.web import (
     attach_file,
-    credentials,
     field,
     last_look,
     page,
     put,
     put_long,
+    sign_in,
     tap,
 )
 
@@ -33,12 +33,8 @@ FAILED = "Failed"
 
 def log_in(o, fax):
     """Log in with the fax service's user from input/creds.txt (its 'Beta Care fax' section)."""
-    fields = credentials(o, "Beta Care fax")
-    o.show_tab(TAB)
-    put(o, fax.get_by_label("User name"), fields["Username"])
-    put(o, fax.get_by_label("Password"), fields["Password"])
-    tap(o, fax.get_by_role("button", name="Sign in"))
-    page(o, fax.get_by_role("navigation", name=MENU))
+    sign_in(o, fax, tab=TAB, system="Beta Care fax", user_label="User name", button="Sign in",
+            menu=MENU)
 
 
 def menu(o, fax, entry):

@@ -61,14 +61,15 @@ def put(o, target, text):
     o.enter_text(target, text, replace=bool(target.input_value()))
 
 
-def put_long(o, target, text, timeout=30.0):
+def put_long(o, target, text, timeout=30.0, slack=0.3):
     """Like ``put``, for a long text (a letter, a cover message): the keys arrive at once and
     the browser takes a while to take them in, so wait until the field holds all of it
-    before the next input (the wait is in the trace, see ``arrive``)."""
+    before the next input (the wait is in the trace, see ``arrive``), then ``slack``
+    seconds more for a slower replay."""
     put(o, target, text)
     for _ in range(int(timeout / 0.1)):
         if target.input_value() == text:
-            o.wait(0.3)  # slack for a slower replay
+            o.wait(slack)
             return
         o.wait(0.1)
     raise RuntimeError(f"the field holds {len(target.input_value())} of {len(text)} "
@@ -96,14 +97,32 @@ def credentials(o, system="Web EHR"):
     return logins[0][1]
 
 
+def sign_in(o, site, *, tab, system, user_label="Username", button="Log in",
+            menu="Main menu"):
+    """Log in to a web site with the user of ``system`` from input/creds.txt (see
+    ``credentials``): its tab shown, the user name typed into the field labelled
+    ``user_label`` and the password into 'Password', ``button`` pressed; returns once the
+    site's navigation ``menu`` shows."""
+    fields = credentials(o, system)
+    o.show_tab(tab)
+    put(o, site.get_by_label(user_label), fields["Username"])
+    put(o, site.get_by_label("Password"), fields["Password"])
+    tap(o, site.get_by_role("button", name=button))
+    page(o, site.get_by_role("navigation", name=menu))
+
+
 def log_in(o, ehr):
     """Log in to the web EHR with its user from input/creds.txt."""
-    fields = credentials(o, "Web EHR")
-    o.show_tab("ehr")
-    put(o, ehr.get_by_label("Username"), fields["Username"])
-    put(o, ehr.get_by_label("Password"), fields["Password"])
-    tap(o, ehr.get_by_role("button", name="Login"))
-    page(o, ehr.get_by_role("navigation", name="Main menu"))
+    sign_in(o, ehr, tab="ehr", system="Web EHR", button="Login")
+
+
+def menu_entry(o, site, area, entry):
+    """Open the drop-down ``area`` of the site's 'Main menu' (the web EHR's Admin,
+    Worklists ...; Acme's Authorizations & Referrals, Appeals ...) and click its link
+    ``entry``."""
+    menu = site.get_by_role("navigation", name="Main menu")
+    tap(o, menu.get_by_text(area, exact=True))
+    tap(o, menu.get_by_role("link", name=entry, exact=True))
 
 
 def open_chart(o, ehr, mrn):
@@ -275,12 +294,16 @@ def open_document(o, ws, name):
     page(o, ws.get_by_role("heading", name=name, exact=True))
 
 
-def table_rows(table):
-    """The body rows of a table on the page, each a dict of header -> cell text."""
+def table_rows(table, complete=False):
+    """The body rows of a table on the page, each a dict of header -> cell text. With
+    ``complete``, only the rows with a cell per column: not a 'No entries' line, nor a
+    totals row."""
     header = [t.strip() for t in table.locator("thead th").all_inner_texts()]
     rows = []
     for row in table.locator("tbody tr").all():
         cells = [t.strip() for t in row.locator("td").all_inner_texts()]
+        if complete and len(cells) != len(header):
+            continue
         rows.append(dict(zip(header, cells, strict=False)))
     return rows
 
