@@ -10,6 +10,7 @@ from __future__ import annotations
 from episodes.oracle_steps.ehr import download_shown_document, open_documents, search_directory
 from episodes.oracle_steps.web import (
     choose,
+    choose_focused,
     field,
     last_look,
     menu_entry,
@@ -126,26 +127,11 @@ def update_item(o, ehr, seq, *, status, outcome, reference, note=""):
     page(o, update)
     tap(o, update.get_by_label("Reference"))
     o.key("shift+Tab")
-    _pick_focused(o, update.get_by_label("Outcome"), outcome)
+    choose_focused(o, update.get_by_label("Outcome"), outcome)
     o.key("shift+Tab")
-    _pick_focused(o, update.get_by_label("Status"), status)
+    choose_focused(o, update.get_by_label("Status"), status)
     put(o, update.get_by_label("Reference"), reference)
     if note:
         put(o, update.get_by_label("Note"), note)
     tap(o, update.get_by_role("button", name="Save"))
     last_look(o, ehr.get_by_text(f"Worklist item {seq} updated ({status})."))
-
-
-def _pick_focused(o, select, label):
-    """Choose the option ``label`` of the focused drop-down by typing it (arrow keys
-    correct a near miss)."""
-    options = select.locator("option")
-    texts = [t.strip() for t in options.all_inner_texts()]
-    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
-    wanted = texts.index(label)
-    o.type(label)
-    current = values.index(select.input_value())
-    for _ in range(abs(wanted - current)):
-        o.key("Down" if wanted > current else "Up")
-    if select.input_value() != values[wanted]:
-        raise RuntimeError(f"could not choose {label!r} (got {select.input_value()!r})")

@@ -189,15 +189,7 @@ def choose(o, select, label):
     list without opening it (an opened list may drop under the pointer and take the click's
     release as a choice); typing the text selects it; arrow keys correct a near miss. A list
     without a label element is opened with a click instead (type, Enter, wait until shut)."""
-    options = select.locator("option")
-    texts = [t.strip() for t in options.all_inner_texts()]
-    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
-    values = [t if v is None else v for v, t in zip(values, texts, strict=True)]
-    matches = ([i for i, t in enumerate(texts) if t == label]
-               or [i for i, t in enumerate(texts) if t.startswith(label)])
-    if not matches:
-        raise RuntimeError(f"no option {label!r} among {texts}")
-    wanted = matches[0]
+    texts, values, wanted = _options(select, label)
     caption = select.locator("xpath=preceding-sibling::label[1]")
     if caption.count():
         tap(o, caption)
@@ -209,13 +201,57 @@ def choose(o, select, label):
         o.type(label)
         o.key("Return")
         o.wait_for(listed, state="hidden")
-    current = values.index(select.input_value())
-    step = "Down" if wanted > current else "Up"
-    for _ in range(abs(wanted - current)):
-        o.key(step)
-    if select.input_value() != values[wanted]:
-        raise RuntimeError(f"could not choose {label!r} (got {select.input_value()!r})")
+    _make_sure(o, select, label, values, wanted)
     return texts[wanted]
+
+
+def choose_focused(o, select, label):
+    """Pick option ``label`` of the drop-down that has the focus, by typing it (arrow keys
+    correct a near miss); for a list with no caption to click."""
+    texts, values, wanted = _options(select, label)
+    o.type(label)
+    _make_sure(o, select, label, values, wanted)
+    return texts[wanted]
+
+
+def _options(select, label):
+    """(option texts, values, index of ``label``: exact, else the first it begins)."""
+    options = select.locator("option")
+    texts = [t.strip() for t in options.all_inner_texts()]
+    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
+    values = [t if v is None else v for v, t in zip(values, texts, strict=True)]
+    matches = ([i for i, t in enumerate(texts) if t == label]
+               or [i for i, t in enumerate(texts) if t.startswith(label)])
+    if not matches:
+        raise RuntimeError(f"no option {label!r} among {texts}")
+    return texts, values, matches[0]
+
+
+def _make_sure(o, select, label, values, wanted):
+    """Once the typed keys are in, correct a near miss with the arrow keys; fail saying
+    what the list shows when it is still not ``label``."""
+    def chosen():
+        return select.input_value() == values[wanted]
+
+    # the browser takes the typed keys in its own time: a value read at once may still be
+    # the one before (on a loaded machine the empty first option)
+    _settle(o, chosen)
+    if not chosen():
+        current = values.index(select.input_value())
+        step = "Down" if wanted > current else "Up"
+        for _ in range(abs(wanted - current)):
+            o.key(step)
+        _settle(o, chosen)
+    if not chosen():
+        raise RuntimeError(f"could not choose {label!r} (got {select.input_value()!r})")
+
+
+def _settle(o, condition, timeout=2.0):
+    """``until`` without the error: glance until ``condition()`` or ``timeout``."""
+    try:
+        until(o, condition, "the page to take the keys", timeout=timeout)
+    except RuntimeError:
+        pass
 
 
 def enter_suggested(o, screen, target, text):
