@@ -199,12 +199,14 @@ class AgentConnection:
         action = parse_action(request.get("action"), s.width, s.height)
         if action.changes_input:
             self._check_control()
-        seq_before = s.slot.latest.seq if s.slot.latest else 0
+        frame_before = s.slot.latest
+        seq_before = frame_before.seq if frame_before else 0
         started = time.monotonic()
         output = await perform_action(action, s.injector, s.run_input)
         injected = time.monotonic()
         if action.changes_input:
-            s.note_input(self.client_id, "action", dict(action.raw), seq_before)
+            s.note_input(self.client_id, "action", dict(action.raw), seq_before,
+                         frame_before=frame_before)
         return action, output, seq_before, started, injected
 
     async def _op_act(self, request: dict) -> tuple[dict, bytes | None]:

@@ -33,6 +33,7 @@ from typing import Any
 
 from pixel_stream.capture import ScreenCapture
 from pixel_stream.checkpoints import encode_thumb, screen_thumb
+from pixel_stream.frames import Frame
 from pixel_stream.imaging import encode_frame
 
 log = logging.getLogger(__name__)
@@ -100,8 +101,10 @@ class TraceRecorder:
         self._write(header)
         self._task = asyncio.create_task(self._finalise_loop(), name="trace-recorder")
 
-    def record(self, client_id: str, kind: str, event: dict[str, Any], seq_before: int) -> None:
-        """Log one injected input (call right after injecting it)."""
+    def record(self, client_id: str, kind: str, event: dict[str, Any], seq_before: int,
+               frame_before: Frame | None = None) -> None:
+        """Log one injected input (call right after injecting it; ``frame_before`` is the
+        frame that was on screen then, if the caller kept it)."""
         if self._file is None:
             return
         now = time.monotonic()
@@ -117,7 +120,7 @@ class TraceRecorder:
         }
         motion = (kind == "input" and event.get("t") == "move") or (
             kind == "action" and event.get("action") == "mouse_move")
-        checkpoint = self._checkpoint(seq_before) if not motion else None
+        checkpoint = self._checkpoint(seq_before, frame_before) if not motion else None
         if checkpoint is not None:
             line["screen"] = checkpoint
         shot = self.screenshots and not (kind == "input" and event.get("t") == "move")
@@ -127,10 +130,11 @@ class TraceRecorder:
         self._last = pending
         self._queue.put_nowait(pending)
 
-    def _checkpoint(self, seq_before: int) -> str | None:
-        """The checkpoint of frame ``seq_before``, if it is still the latest frame and no
-        earlier line carries it (a frame that already went by is not known any more)."""
-        frame = self._capture.slot.latest
+    def _checkpoint(self, seq_before: int, frame: Frame | None) -> str | None:
+        """The checkpoint of frame ``seq_before`` (given, or still the latest frame) unless
+        an earlier line carries it; None when that frame went by unseen."""
+        if frame is None or frame.seq != seq_before:
+            frame = self._capture.slot.latest
         if frame is None or frame.seq != seq_before or seq_before == self._checkpoint_seq:
             return None
         self._checkpoint_seq = seq_before

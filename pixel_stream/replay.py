@@ -37,6 +37,7 @@ from pixel_stream.checkpoints import (
     matches,
     screen_thumb,
 )
+from pixel_stream.frames import Frame
 from pixel_stream.imaging import pixel_hash
 from pixel_stream.observe import wait_for_quiet
 from pixel_stream.recording import read_trace
@@ -103,15 +104,15 @@ class ReplayTarget:
     """Where a replay injects: a display's capture and input connection, and the function
     that runs injector calls in order (a session's ``run_input``, or a private thread).
 
-    ``on_input(client, kind, event, seq_before)`` is told about every injected input (a
-    session records it in its own trace); ``check()`` runs before each input and may raise
+    ``on_input(client, kind, event, seq_before, frame_before=frame)`` is told about every
+    injected input (a session records it in its own trace); ``check()`` runs before each input and may raise
     to stop the replay (an episode that is no longer running).
     """
 
     capture: ScreenCapture
     injector: InputInjector
     run: Callable[..., Awaitable[Any]]
-    on_input: Callable[[str, str, dict[str, Any], int], None] | None = None
+    on_input: Callable[..., None] | None = None
     check: Callable[[], None] | None = None
 
 
@@ -192,8 +193,9 @@ async def replay_into(
             if is_press(event) and last_press is not None:
                 wanted = min(recorded_t - last_press[0], MULTI_CLICK_WINDOW_S) / speed
                 await _sleep_until(last_press[1] + wanted)
-        seq_before = capture.slot.latest.seq
-        injected_at = await _inject(event, target, inputs, seq_before)
+        frame_before = capture.slot.latest
+        injected_at = await _inject(event, target, inputs, frame_before)
+        seq_before = frame_before.seq
         previous = (recorded_t, injected_at)
         report.events += 1
         if is_press(event):
@@ -306,7 +308,7 @@ async def _inject(
     event: dict[str, Any],
     target: ReplayTarget,
     inputs: dict[str, ViewerInput],
-    seq_before: int,
+    frame_before: Frame,
 ) -> float:
     """Inject one trace event the way it came in live (agent action or receiver input)."""
     body = event["event"]
@@ -322,5 +324,6 @@ async def _inject(
         if recorded is not None:
             await viewer_input.apply(recorded)
     if target.on_input is not None and recorded is not None:
-        target.on_input("replay", event["kind"], recorded, seq_before)
+        target.on_input("replay", event["kind"], recorded, frame_before.seq,
+                        frame_before=frame_before)
     return time.monotonic()

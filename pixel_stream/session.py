@@ -38,6 +38,7 @@ from pixel_stream.capture import ScreenCapture
 from pixel_stream.clients import ClientRegistry
 from pixel_stream.control import ControlSeat
 from pixel_stream.display import Display
+from pixel_stream.frames import Frame
 from pixel_stream.imaging import ScreenshotCache
 from pixel_stream.policy import SessionPolicy
 from pixel_stream.recording import TraceRecorder
@@ -360,13 +361,15 @@ class PixelSession:
         finally:
             self._input_pending -= 1
 
-    def note_input(self, client_id: str, kind: str, event: dict | None, seq_before: int) -> None:
-        """Every injected input passes here: idle timer and trace."""
+    def note_input(self, client_id: str, kind: str, event: dict | None, seq_before: int,
+                   frame_before: Frame | None = None) -> None:
+        """Every injected input passes here: idle timer and trace (``frame_before``: the
+        frame on screen when it went in, for the trace's checkpoint)."""
         if event is None:  # accepted but nothing injected (a dead key)
             return
         self.last_input_at = time.monotonic()
         if self.recorder is not None:
-            self.recorder.record(client_id, kind, event, seq_before)
+            self.recorder.record(client_id, kind, event, seq_before, frame_before)
 
     def feed(self, codec: str) -> EncodedFeed:
         """The encoder of ``codec`` every viewer of that codec shares (made on first use)."""

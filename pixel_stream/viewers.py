@@ -206,7 +206,8 @@ class ViewerConnection:
             if stop:
                 events.pop()
             if events:
-                seq_before = session.capture.slot.latest.seq
+                frame_before = session.capture.slot.latest
+                seq_before = frame_before.seq
                 try:
                     failures = await session.run_input(self.input.apply_all, events)
                 except Exception as exc:  # noqa: BLE001 - report and keep serving
@@ -217,7 +218,8 @@ class ViewerConnection:
                 for event in events:
                     if id(event) not in failed:
                         record = {k: v for k, v in event.items() if k != "keysym"}
-                        session.note_input(self.client_id, "input", record, seq_before)
+                        session.note_input(self.client_id, "input", record, seq_before,
+                                           frame_before=frame_before)
             if stop:
                 return
 

@@ -68,6 +68,9 @@ def test_the_oracle_acts_only_through_the_agent_api_and_left_a_trace(spec):
     header, *events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert (header["width"], header["height"]) == (1280, 800)
     assert events and {e["client"] for e in events} == {"oracle"}
+    # screen checkpoints let a replay on a loaded machine wait for each recorded screen
+    assert header.get("version", 1) >= 2 and any("screen" in e for e in events), \
+        f"{trace.name} has no screen checkpoints: record it again (--save-gold-trace)"
 
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if (s.folder / "gold.py").is_file()],
