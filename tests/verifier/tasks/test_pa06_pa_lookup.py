@@ -75,6 +75,17 @@ def test_wrong_rule_id_only_costs_a_rule_share(run):
     assert run.score() == pytest.approx(YES_NO + RULES * 7 / 8)
 
 
+@pytest.mark.parametrize("code, wrong", [("E0601", "no"), ("70450", "yes"), ("45378", "")])
+def test_wrong_yes_no_only_costs_a_yes_no_share(run, code, wrong):
+    """The portal showed the row's rule and the file names it, but the answer is not the
+    rule's (the output file's values are graded here: the sensitivity suite changes store
+    columns only)."""
+    look_up(run)
+    rows = [r if r[0] != code else (r[0], r[1], wrong, r[3]) for r in GOLD]
+    answer(run, rows, lookups=False)
+    assert run.score() == pytest.approx(YES_NO * 7 / 8 + RULES)
+
+
 def test_missing_row_costs_both_shares(run):
     answer(run, GOLD[:-1])
     assert run.score() == pytest.approx((YES_NO + RULES) * 7 / 8)
