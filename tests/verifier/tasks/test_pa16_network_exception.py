@@ -120,3 +120,17 @@ def test_rows_of_another_channel_or_episode_do_not_count(run, write):
 def test_request_for_another_member_earns_nothing(run):
     request(run, member=14)
     assert run.score() == 0.0
+
+
+def test_an_ordinary_request_is_not_the_exception(run):
+    """An outpatient request with the right surgeon, codes and files is no gap exception."""
+    request(run, case_type="outpatient")
+    update_referral(run)
+    assert run.fractions() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_the_exception_is_graded_beside_an_ordinary_request(run):
+    request(run, case_type="outpatient", reference_number="PA26-042610")
+    request(run)
+    update_referral(run)
+    assert run.score() == pytest.approx(1.0)
