@@ -83,6 +83,13 @@ def test_each_drug_detail_is_a_sixth(run, change):
     assert run.score() == pytest.approx(STEPS + DRUG * 5 / 6 + ATTACH + SENT)
 
 
+def test_a_wrong_questionnaire_diagnosis_costs_the_diagnosis_sixth(run):
+    """The questionnaire's primary diagnosis is the diagnosis code too: the RA code without
+    rheumatoid factor (M06.9) there costs the ICD-10 part, as on the case."""
+    request(run, answers={**ANSWERS, "primary_diagnosis": "M06.9"})
+    assert run.score() == pytest.approx(STEPS + DRUG * 5 / 6 + ATTACH + SENT)
+
+
 @pytest.mark.parametrize("docs, fraction", [((1001, 1003), 1 / 2),
                                             ((1001, 1002, 1003), 2 / 3)])
 def test_the_old_tb_test_is_not_the_evidence(run, docs, fraction):

@@ -89,6 +89,18 @@ def test_correction_of_a_mistyped_claim_number_is_not_the_correction(run):
     assert run.fractions() == [1.0, 0.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("number, claim_id", [
+    ("26249002610", 1000),   # the look-alike's number on his claim's form
+    ("26249001873", 1002),   # his number, filed against the look-alike's claim
+])
+def test_a_correction_naming_another_claim_is_not_the_correction(run, number, claim_id):
+    """The number and the claim it is filed against must both be his: either one of the
+    look-alike's makes it a correction of another claim."""
+    inquire(run)
+    correct(run, number=number, claim_id=claim_id)
+    assert run.fractions() == [1.0, 0.0, 0.0, 0.0]
+
+
 def test_wrong_units_lose_the_units(run):
     inquire(run)
     correct(run, lines=with_line(2, units=6))

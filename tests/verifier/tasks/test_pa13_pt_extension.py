@@ -70,6 +70,24 @@ def test_extension_linked_only_through_its_detail_row(run):
     assert run.score() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("link", ["parent", "detail"])
+def test_an_extension_also_linked_to_another_case_is_not_linked(run, link):
+    """Either link to case 1000 will do, but not one link to 1000 and the other to another
+    of her requests (here a draft the office left)."""
+    with run.write("acme", actor="riverside.pa") as s:
+        other = PaCase(reference_number=None, case_type="outpatient", status="draft",
+                       member_id=OWENS, plan_id=1, submitted_via="portal",
+                       created_by="riverside.pa", created_at=NOW)
+        s.add(other)
+        s.flush()
+        other_id = other.id
+    if link == "parent":
+        extend(run, parent_case_id=other_id)
+    else:
+        extend(run, detail={"base_case_id": other_id})
+    assert run.fractions() == [0.0, 1.0, 1.0, 1.0]
+
+
 @pytest.mark.parametrize("change", [{"units": 12}, {"service_to": dt.date(2026, 11, 21)}])
 def test_each_of_units_and_dates_is_a_third(run, change):
     extend(run, **change)
