@@ -69,13 +69,19 @@ class Ungraded:
     """Columns of ``store.table`` the checks deliberately do not grade, and why.
 
     ``columns`` is one or more column names separated by spaces; ``where`` (optional)
-    limits the entry to matching rows, as in :class:`Graded`.
+    limits the entry to matching rows, and ``variants`` to some variants, as in
+    :class:`Graded` (a row one variant's checks grade may be one of several that count in
+    another, where no single change can move the score).
     """
 
     table: str
     columns: str
     reason: str
     where: Mapping[str, Any] | None = None
+    variants: tuple[str, ...] | None = None
+
+    def applies_to(self, variant: str) -> bool:
+        return self.variants is None or variant in self.variants
 
     @property
     def system(self) -> str:
@@ -154,4 +160,8 @@ def validate_declarations(spec: TaskSpec, path: Path, graded: Any, ungraded: Any
         if not entry.names or not entry.reason.strip():
             raise VerifyError(f"{path}: {label}: name the columns and say why the seed does "
                               "not grade them")
+        unknown = [v for v in entry.variants or () if v not in spec.variant_names]
+        if unknown:
+            raise VerifyError(f"{path}: {label}: no variant {unknown[0]!r} "
+                              f"({', '.join(spec.variant_names)})")
     return graded_list, tuple(ungraded)

@@ -261,7 +261,8 @@ def run_sensitivity(spec: TaskSpec, extract_dir: Path | str, workdir: Path | str
         for entry, table, row in targets:
             covered.setdefault((entry.system, table.name, _pk_key(table, row)),
                                set()).add(entry.column)
-        ungraded = _ungraded_cover(checks.ungraded, stores)
+        ungraded = _ungraded_cover(
+            tuple(u for u in checks.ungraded if u.applies_to(variant)), stores)
         # the sweep: every non-null value of every row the run inserted or updated
         for change in written:
             table = metadata_for(change.system).tables[change.table]

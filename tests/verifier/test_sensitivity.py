@@ -178,6 +178,10 @@ def test_ungraded_entries_are_validated_too(tmp_path):
                                               '" ")]\n', credit=CREDIT)
     with pytest.raises(VerifyError, match="say why"):
         load_checks(spec)
+    spec = make_task(tmp_path / "c", CHECKS + '\nUNGRADED = [Ungraded("ehr.lists", "title", '
+                                              '"why", variants=("twin",))]\n', credit=CREDIT)
+    with pytest.raises(VerifyError, match="no variant 'twin'"):
+        load_checks(spec)
 
 
 def test_the_command_line_prints_the_report(tmp_path, capsys):
