@@ -7,8 +7,6 @@ The seed is made once per task (per test session) and copied for each test.
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,10 +14,8 @@ from starlette.testclient import TestClient
 
 from portal_web import create_app
 from sandbox.catalog import load_catalog
-from sandbox.seeding import seed_task
 from tests.portal_web.acme.support import HOST, Portal, form_values
-from tests.portal_web.support import Ehr, feedback
-from verifier import Report, grade
+from tests.portal_web.support import Ehr, GradedRun, SeedCache, feedback, store_rows
 
 EPISODE = "ep-acme-gold"
 EHR_HOST = "http://emr.clinic.test"
@@ -31,27 +27,21 @@ class TaskSeeds:
     """Each task seeded once (episode ``EPISODE``); :meth:`run` hands out fresh copies."""
 
     def __init__(self, root: Path):
-        self.root = root
-        self.count = 0
+        self.seeds = SeedCache(root, EPISODE)
 
     def run(self, alias: str) -> TaskRun:
-        template = self.root / "seeded" / alias
-        if not template.exists():
-            seed_task(CATALOG.get(alias), None, template, episode_id=EPISODE)
-        self.count += 1
-        copy = self.root / "runs" / f"{alias}-{self.count}"
-        shutil.copytree(template, copy)
-        return TaskRun(alias, copy)
+        return TaskRun(alias, self.seeds.run(alias))
 
 
 @dataclass
-class TaskRun:
+class TaskRun(GradedRun):
     """One run of a task served to three clients (portal, EHR, Workspace)."""
 
     alias: str
     path: Path
 
     def __post_init__(self) -> None:
+        self.spec = CATALOG.get(self.alias)
         self.app = create_app({"run_dir": self.path, "episode_id": EPISODE,
                                "sites": ["acme", "ehr", "workspace"]})
         self.portal = Portal(TestClient(self.app, base_url=HOST), self.path)
@@ -61,12 +51,8 @@ class TaskRun:
     # -- EHR side ------------------------------------------------------------------------
     def ehr_document(self, doc_id: int) -> tuple[str, bytes]:
         """Download an EHR document as the user does (Documents > Download)."""
-        conn = sqlite3.connect(f"file:{self.path / 'stores' / 'ehr.sqlite'}?mode=ro", uri=True)
-        try:
-            name, pid = conn.execute("select name, foreign_id from documents where id = ?",
-                                     (doc_id,)).fetchone()
-        finally:
-            conn.close()
+        ((name, pid),) = store_rows(self.path, "ehr", "select name, foreign_id from documents "
+                                                      "where id = ?", doc_id)
         response = self.ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
         assert response.status_code == 200 and response.content.startswith(b"%PDF"), \
             "log in to the EHR before downloading its documents"
@@ -102,17 +88,3 @@ class TaskRun:
                 site = getattr(app.state, attr, None)
                 if site is not None:
                     site.stores.dispose()
-
-    def grade(self) -> Report:
-        self.close()
-        report = grade(CATALOG.get(self.alias), self.path, judge="rubric")
-        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
-        return report
-
-    def fractions(self) -> list[float | None]:
-        return [c.fraction for c in self.grade().checks]
-
-    def score(self) -> float:
-        score = self.grade().score
-        assert score is not None
-        return score
