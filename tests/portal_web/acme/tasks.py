@@ -7,6 +7,7 @@ The seed is made once per task (per test session) and copied for each test.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,15 @@ class TaskSeeds:
 
     def run(self, alias: str) -> TaskRun:
         return TaskRun(alias, self.seeds.run(alias))
+
+    def logged_in(self, alias: str, *, ehr: bool = True) -> TaskRun:
+        """A fresh run with the portal logged in (riverside.pa) and, unless ``ehr`` is
+        False, the EHR too (pa.coord)."""
+        run = self.run(alias)
+        run.portal.login()
+        if ehr:
+            run.ehr.login("pa.coord")
+        return run
 
 
 @dataclass
@@ -66,6 +76,23 @@ class TaskRun(GradedRun):
         data = {**form_values(page.text, target), **changes}
         response = self.ehr.client.post(target, data=data, follow_redirects=False)
         assert response.status_code == 303, feedback(response.text) or response.text[:1500]
+
+    def attach_from_ehr(self, case_id: int, documents: Iterable[int],
+                        document_type: str = "clinical_note") -> None:
+        """Download each EHR document and upload it to the draft ``case_id``."""
+        for doc in documents:
+            name, content = self.ehr_document(doc)
+            self.portal.upload(case_id, name, content, document_type)
+
+    def send(self, case_id: int, documents: Iterable[int] = (),
+             document_type: str = "clinical_note") -> str:
+        """Attach ``documents`` from the EHR, finish the attachments step and submit the
+        request; returns its tracking reference."""
+        self.attach_from_ehr(case_id, documents, document_type)
+        self.portal.finish_attachments(case_id)
+        reference = self.portal.submit_request(case_id)
+        assert reference
+        return reference
 
     def input_file(self, name: str) -> bytes:
         return (self.path / "input" / name).read_bytes()
