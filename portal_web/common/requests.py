@@ -48,6 +48,11 @@ def principal_of(request: Request) -> Principal | None:
     return None if session is None else session.principal
 
 
+def here(request: Request) -> str:
+    """The request's path and query (what a tab or a redirect goes back to)."""
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+
 def safe_next(target: str | None, default: str) -> str:
     """Only same-site relative paths are followed after log-in."""
     if not target:
