@@ -24,6 +24,13 @@ HOME = "/dashboard"
 
 
 @dataclass
+class EpaPrincipal(Principal):
+    """A prescriber-office user of the ePA portal, with the organization they work for."""
+
+    organization: str = ""
+
+
+@dataclass
 class EpaSite(PortalSite):
     """Everything the views of one ePA portal app share."""
 
@@ -33,9 +40,9 @@ class EpaSite(PortalSite):
     def base_context(self, request: Request) -> dict[str, Any]:
         """What the page frame needs, for any request (also for error pages)."""
         context = self.frame_context(request)
-        session = getattr(request.state, "session", None)
-        data = session.data if session is not None else {}
-        context.update(organization=data.get("organization", ""), nav=None)
+        user = context["user"]
+        context.update(organization=user.organization if isinstance(user, EpaPrincipal)
+                       else "", nav=None)
         return context
 
 
