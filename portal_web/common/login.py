@@ -22,8 +22,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from portal_web.common.forms import clean_text
-from portal_web.common.requests import CsrfRejected, read_form, safe_next, session_of
-from portal_web.common.sessions import Principal, csrf_matches
+from portal_web.common.requests import checked_form, safe_next, session_of
+from portal_web.common.sessions import Principal
 
 LOGGED_OUT = "/login?logged_out=1"
 
@@ -95,10 +95,7 @@ def login_routes(authenticate: Authenticate, *, site_of: Callable[[Request], Any
 
     async def login_submit(request: Request) -> Response:
         site = site_of(request)
-        form = await read_form(request)
-        session = session_of(request)
-        if not csrf_matches(session, form.get("csrf_token")):  # type: ignore[arg-type]
-            raise CsrfRejected()
+        form = await checked_form(request)
         username = clean_text(str(form.get(page.username_field) or ""))[:page.username_max]
         password = str(form.get(page.password_field) or "")[:256]
         target = safe_next(str(form.get("next") or ""), page.home)
@@ -112,16 +109,13 @@ def login_routes(authenticate: Authenticate, *, site_of: Callable[[Request], Any
                 message = page.refused
             return site.render(request, page.template, {
                 "next": target, "notice": None, "login_error": message, "username": username})
-        request.state.session = site.sessions.login(session, principal)
+        request.state.session = site.sessions.login(session_of(request), principal)
         return RedirectResponse(target, status_code=303)
 
     async def logout(request: Request) -> Response:
         site = site_of(request)
-        form = await read_form(request)
-        session = session_of(request)
-        if not csrf_matches(session, form.get("csrf_token")):  # type: ignore[arg-type]
-            raise CsrfRejected()
-        request.state.session = site.sessions.logout(session)
+        await checked_form(request)
+        request.state.session = site.sessions.logout(session_of(request))
         return RedirectResponse(LOGGED_OUT, status_code=303)
 
     return [

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from portal_web.common.requests import here as here  # what a tab or a redirect goes back to
-from portal_web.common.requests import principal_of, session_of
-from portal_web.common.sessions import Principal
+from portal_web.common.requests import session_of
+from portal_web.common.requests import user_of as user_of  # the views' logged-in user
 from portal_web.common.site import PortalSite
 from portal_web.ehr.chart import PatientHeader, patient_header
 from sandbox.stores.ehr import FormEncounter
@@ -90,9 +90,3 @@ def open_tab(data: dict[str, Any], tab: Tab) -> None:
 
 def site_of(request: Request) -> EhrSite:
     return request.app.state.ehr
-
-
-def user_of(request: Request) -> Principal:
-    principal = principal_of(request)
-    assert principal is not None, "view not guarded by login_required"
-    return principal

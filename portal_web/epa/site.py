@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from portal_web.common.requests import principal_of
+from portal_web.common.requests import user_of as user_of  # the views' logged-in user
 from portal_web.common.sessions import Principal
 from portal_web.common.site import PortalSite
 
@@ -48,9 +48,3 @@ class EpaSite(PortalSite):
 
 def site_of(request: Request) -> EpaSite:
     return request.app.state.epa
-
-
-def user_of(request: Request) -> Principal:
-    principal = principal_of(request)
-    assert principal is not None, "view not guarded by login_required"
-    return principal

@@ -37,7 +37,7 @@ from portal_web.acme.references import APPEAL, next_reference
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import phone
 from portal_web.acme.uploads import read_upload, store_attachment
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post, posted_form
 from sandbox.stores.acme import STATUS_LABELS, Appeal, Attachment, Claim, Member, PaCase
 
 AREA = "appeals"
@@ -329,52 +329,48 @@ async def documents(request: Request) -> Response:
 
 
 @area_view(AREA)
-async def upload(request: Request) -> Response:
+@form_post
+async def upload(request: Request, form: PostedForm) -> Response:
     """Attach one document (the browser's file chooser) to a draft appeal."""
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        document = await read_upload(form.data, form.reader.errors)
-        with site.reader() as db:
-            appeal, subject = _draft(db, appeal_id, user)
-            attachments = _attachments(db, appeal_id)
-            if len(attachments) >= 20 and document is not None:
-                form.reader.fail("file", "An appeal can carry at most 20 documents; remove "
-                                         "one before attaching another.")
-            if not form.reader.ok:
-                return site.render(request, "appeals_documents.html", _documents_context(
-                    request, appeal, subject, attachments, form.reader.raw,
-                    form.reader.errors), area=AREA)
-        assert document is not None
-        with site.writer(request) as db:
-            _draft(db, appeal_id, user)
-            store_attachment(db, document, appeal_id=appeal_id, uploaded_by=user.username,
-                             uploaded_at=site.now())
-        site.flash(request, f"{document.filename} attached.")
-        return form.redirect(f"/appeals/{appeal_id}/documents")
+    document = await read_upload(form.data, form.reader.errors)
+    with site.reader() as db:
+        appeal, subject = _draft(db, appeal_id, user)
+        attachments = _attachments(db, appeal_id)
+        if len(attachments) >= 20 and document is not None:
+            form.reader.fail("file", "An appeal can carry at most 20 documents; remove "
+                                     "one before attaching another.")
+        if not form.reader.ok:
+            return site.render(request, "appeals_documents.html", _documents_context(
+                request, appeal, subject, attachments, form.reader.raw,
+                form.reader.errors), area=AREA)
+    assert document is not None
+    with site.writer(request) as db:
+        _draft(db, appeal_id, user)
+        store_attachment(db, document, appeal_id=appeal_id, uploaded_by=user.username,
+                         uploaded_at=site.now())
+    site.flash(request, f"{document.filename} attached.")
+    return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
 @area_view(AREA)
-async def remove_document(request: Request) -> Response:
+@form_post
+async def remove_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
     attachment_id = int(request.path_params["attachment_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            _draft(db, appeal_id, user)
-            row = db.get(Attachment, attachment_id)
-            if row is None or row.appeal_id != appeal_id:
-                raise _not_found(f"Document {attachment_id} of this appeal")
-            name = row.filename
-            db.delete(row)
-        site.flash(request, f"{name} removed.")
-        return form.redirect(f"/appeals/{appeal_id}/documents")
+    with site.writer(request) as db:
+        _draft(db, appeal_id, user)
+        row = db.get(Attachment, attachment_id)
+        if row is None or row.appeal_id != appeal_id:
+            raise _not_found(f"Document {attachment_id} of this appeal")
+        name = row.filename
+        db.delete(row)
+    site.flash(request, f"{name} removed.")
+    return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
 # -- step 3: review and submit -----------------------------------------------------------
@@ -405,60 +401,56 @@ async def review(request: Request) -> Response:
 
 
 @area_view(AREA)
-async def submit(request: Request) -> Response:
+@form_post
+async def submit(request: Request, form: PostedForm) -> Response:
     """Submit a draft: reference number, status ``submitted``, submission time."""
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        with site.reader() as db:
-            appeal, subject = _draft(db, appeal_id, user)
-            attachments = _attachments(db, appeal_id)
-            if not r.checkbox("attest"):
-                r.fail("attest", "Confirm the attestation to submit the appeal.")
-            duplicates = subject.duplicates(exclude=appeal.id)
-            if duplicates and not r.checkbox("acknowledge_duplicate"):
-                r.fail("acknowledge_duplicate", "This decision was already appealed ("
-                       + ", ".join(a.reference_number or "draft" for a in duplicates)
-                       + "). Tick the box to file another appeal anyway, or delete this "
-                         "draft.")
-            missing = [label for name, label in (("letter_text", "appeal letter"),
-                                                 ("requested_outcome", "requested outcome"),
-                                                 ("contact_phone", "contact phone"))
-                       if not getattr(appeal, name)]
-            if missing:
-                r.fail("_form", "The appeal is missing its " + ", ".join(missing)
-                       + ": go back to Appeal details and complete it.")
-            if not r.ok:
-                return site.render(request, "appeals_review.html", _review_context(
-                    request, appeal, subject, attachments, r.raw, r.errors), area=AREA)
-        now = site.now()
-        with site.writer(request) as db:
-            row, _ = _draft(db, appeal_id, user)
-            row.reference_number = next_reference(db, Appeal.reference_number, APPEAL)
-            row.status = "submitted"
-            row.submitted_at = now
-        return form.redirect(f"/appeals/{appeal_id}?filed=1")
+    r = form.reader
+    with site.reader() as db:
+        appeal, subject = _draft(db, appeal_id, user)
+        attachments = _attachments(db, appeal_id)
+        if not r.checkbox("attest"):
+            r.fail("attest", "Confirm the attestation to submit the appeal.")
+        duplicates = subject.duplicates(exclude=appeal.id)
+        if duplicates and not r.checkbox("acknowledge_duplicate"):
+            r.fail("acknowledge_duplicate", "This decision was already appealed ("
+                   + ", ".join(a.reference_number or "draft" for a in duplicates)
+                   + "). Tick the box to file another appeal anyway, or delete this "
+                     "draft.")
+        missing = [label for name, label in (("letter_text", "appeal letter"),
+                                             ("requested_outcome", "requested outcome"),
+                                             ("contact_phone", "contact phone"))
+                   if not getattr(appeal, name)]
+        if missing:
+            r.fail("_form", "The appeal is missing its " + ", ".join(missing)
+                   + ": go back to Appeal details and complete it.")
+        if not r.ok:
+            return site.render(request, "appeals_review.html", _review_context(
+                request, appeal, subject, attachments, r.raw, r.errors), area=AREA)
+    now = site.now()
+    with site.writer(request) as db:
+        row, _ = _draft(db, appeal_id, user)
+        row.reference_number = next_reference(db, Appeal.reference_number, APPEAL)
+        row.status = "submitted"
+        row.submitted_at = now
+    return form.redirect(f"/appeals/{appeal_id}?filed=1")
 
 
 @area_view(AREA)
-async def delete_draft(request: Request) -> Response:
+@form_post
+async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            row, _ = _draft(db, appeal_id, user)
-            for attachment in _attachments(db, appeal_id):
-                db.delete(attachment)
-            db.delete(row)
-        site.flash(request, "The draft appeal was deleted.")
-        return form.redirect("/appeals")
+    with site.writer(request) as db:
+        row, _ = _draft(db, appeal_id, user)
+        for attachment in _attachments(db, appeal_id):
+            db.delete(attachment)
+        db.delete(row)
+    site.flash(request, "The draft appeal was deleted.")
+    return form.redirect("/appeals")
 
 
 # -- the appeal page ---------------------------------------------------------------------

@@ -21,7 +21,7 @@ from portal_web.acme import wizard
 from portal_web.acme.attachment_views import attachment_response, upload_context
 from portal_web.acme.site import guard, site_of, user_of
 from portal_web.acme.uploads import read_upload, store_attachment
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post, posted_form
 from portal_web.dme.catalog import (
     DME_ITEMS,
     MN_FORM,
@@ -231,49 +231,45 @@ async def documents(request: Request) -> Response:
 
 
 @guard
-async def upload(request: Request) -> Response:
+@form_post
+async def upload(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        document = await read_upload(form.data, form.reader.errors)
-        with site.reader() as db:
-            case, order = _draft(db, case_id)
-            if document is not None and len(_attachments(db, case_id)) >= 20:
-                form.reader.fail("file", "An order can carry at most 20 documents; remove one "
-                                         "before attaching another.")
-            if not form.reader.ok:
-                return site.render(request, "order_documents.html", _step_context(
-                    request, db, case, order, 2, form.reader.raw, form.reader.errors),
-                    area="new")
-        assert document is not None
-        with site.writer(request) as db:
-            _draft(db, case_id)
-            store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
-                             uploaded_at=site.now())
-        site.flash(request, f"{document.filename} attached.")
-        return form.redirect(f"/orders/{case_id}/documents")
+    document = await read_upload(form.data, form.reader.errors)
+    with site.reader() as db:
+        case, order = _draft(db, case_id)
+        if document is not None and len(_attachments(db, case_id)) >= 20:
+            form.reader.fail("file", "An order can carry at most 20 documents; remove one "
+                                     "before attaching another.")
+        if not form.reader.ok:
+            return site.render(request, "order_documents.html", _step_context(
+                request, db, case, order, 2, form.reader.raw, form.reader.errors),
+                area="new")
+    assert document is not None
+    with site.writer(request) as db:
+        _draft(db, case_id)
+        store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
+                         uploaded_at=site.now())
+    site.flash(request, f"{document.filename} attached.")
+    return form.redirect(f"/orders/{case_id}/documents")
 
 
 @guard
-async def remove_document(request: Request) -> Response:
+@form_post
+async def remove_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
     attachment_id = int(request.path_params["attachment_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            _draft(db, case_id)
-            row = db.get(Attachment, attachment_id)
-            if row is None or row.case_id != case_id:
-                raise HTTPException(404, "That document is not attached to this order.")
-            name = row.filename
-            db.delete(row)
-        site.flash(request, f"{name} removed.")
-        return form.redirect(f"/orders/{case_id}/documents")
+    with site.writer(request) as db:
+        _draft(db, case_id)
+        row = db.get(Attachment, attachment_id)
+        if row is None or row.case_id != case_id:
+            raise HTTPException(404, "That document is not attached to this order.")
+        name = row.filename
+        db.delete(row)
+    site.flash(request, f"{name} removed.")
+    return form.redirect(f"/orders/{case_id}/documents")
 
 
 @guard
@@ -297,58 +293,54 @@ def _duplicates(db, case: PaCase) -> list[PaCase]:  # noqa: ANN001
 
 
 @guard
-async def submit(request: Request) -> Response:
+@form_post
+async def submit(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        with site.reader() as db:
-            case, order = _draft(db, case_id)
-            context = _step_context(request, db, case, order, 3, r.raw, r.errors)
-            context["duplicates"] = duplicates = _duplicates(db, case)
-            if context["missing"]:
-                r.fail("_form", "The order is missing: " + ", ".join(context["missing"].values())
-                       + ". Go back to the order form and complete it.")
-            if not r.checkbox("attest"):
-                r.fail("attest", "Confirm the supplier attestation to submit the order.")
-            if duplicates and not r.checkbox("acknowledge_duplicate"):
-                r.fail("acknowledge_duplicate", "A similar order exists ("
-                       + ", ".join(c.reference_number or "" for c in duplicates)
-                       + "). Tick the box to submit this one as well.")
-            if not r.ok:
-                return site.render(request, "order_review.html", context, area="new")
-        now = site.now()
-        status = site.setting("cases.submitted_status") or "in_review"
-        with site.writer(request) as db:
-            row, order = _draft(db, case_id)
-            commit_order(db, row, order)
-            # the same submission as the provider portal's wizard: reference, status,
-            # times, decision due date; the draft state is kept, marked submitted
-            wizard.submit(db, row, now=now, status=status if status in STATUS_LABELS
-                          else "in_review")
-        return form.redirect(f"/orders/{case_id}?submitted=1")
+    r = form.reader
+    with site.reader() as db:
+        case, order = _draft(db, case_id)
+        context = _step_context(request, db, case, order, 3, r.raw, r.errors)
+        context["duplicates"] = duplicates = _duplicates(db, case)
+        if context["missing"]:
+            r.fail("_form", "The order is missing: " + ", ".join(context["missing"].values())
+                   + ". Go back to the order form and complete it.")
+        if not r.checkbox("attest"):
+            r.fail("attest", "Confirm the supplier attestation to submit the order.")
+        if duplicates and not r.checkbox("acknowledge_duplicate"):
+            r.fail("acknowledge_duplicate", "A similar order exists ("
+                   + ", ".join(c.reference_number or "" for c in duplicates)
+                   + "). Tick the box to submit this one as well.")
+        if not r.ok:
+            return site.render(request, "order_review.html", context, area="new")
+    now = site.now()
+    status = site.setting("cases.submitted_status") or "in_review"
+    with site.writer(request) as db:
+        row, order = _draft(db, case_id)
+        commit_order(db, row, order)
+        # the same submission as the provider portal's wizard: reference, status,
+        # times, decision due date; the draft state is kept, marked submitted
+        wizard.submit(db, row, now=now, status=status if status in STATUS_LABELS
+                      else "in_review")
+    return form.redirect(f"/orders/{case_id}?submitted=1")
 
 
 @guard
-async def delete_draft(request: Request) -> Response:
+@form_post
+async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            case, _ = _draft(db, case_id)
-            for row in _attachments(db, case_id):
-                db.delete(row)
-            draft = draft_row(db, case_id)
-            if draft is not None:
-                db.delete(draft)
-            db.flush()
-            db.delete(case)
-        site.flash(request, "The draft order was deleted.")
-        return form.redirect("/orders")
+    with site.writer(request) as db:
+        case, _ = _draft(db, case_id)
+        for row in _attachments(db, case_id):
+            db.delete(row)
+        draft = draft_row(db, case_id)
+        if draft is not None:
+            db.delete(draft)
+        db.flush()
+        db.delete(case)
+    site.flash(request, "The draft order was deleted.")
+    return form.redirect("/orders")
 
 
 @guard
