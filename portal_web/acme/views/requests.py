@@ -22,12 +22,7 @@ from portal_web.acme.casefacts import (
     STATUS_LABELS,
     diagnosis_rows,
 )
-from portal_web.acme.drafting import (
-    AlreadySubmitted,
-    draft_of,
-    step_context,
-    submitted_redirect,
-)
+from portal_web.acme.drafting import draft_of, draft_view, step_context
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.uploads import DOCUMENT_TYPE_LABELS
 from portal_web.common.forms import FieldReader
@@ -129,17 +124,15 @@ async def drafts(request: Request) -> Response:
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    try:
-        with site.writer(request) as db:
-            case = draft_of(db, case_id, user)
-            wizard.delete_draft(db, case)
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.writer(request) as db:
+        case = draft_of(db, case_id, user)
+        wizard.delete_draft(db, case)
     site.flash(request, "Draft deleted.")
     return form.redirect("/auth/drafts")
 
@@ -167,31 +160,27 @@ def review_context(db, case: PaCase, today) -> dict:  # noqa: ANN001
 
 
 @area_view("authorizations")
+@draft_view
 async def review(request: Request) -> Response:
     site = site_of(request)
-    try:
-        with site.reader() as db:
-            case = draft_of(db, request.path_params["case_id"], user_of(request))
-            context = review_context(db, case, site.today())
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, request.path_params["case_id"], user_of(request))
+        context = review_context(db, case, site.today())
     return site.render(request, "step_review.html", {**context, "values": {}, "errors": {}},
                        area="authorizations")
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def submit(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
     r = form.reader
-    try:
-        with site.reader() as db:
-            case = draft_of(db, case_id, user)
-            context = review_context(db, case, site.today())
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, case_id, user)
+        context = review_context(db, case, site.today())
     if context["gaps"]:
         r.fail("gaps", "The request is not complete: finish the steps listed below.")
     if context["similar"] and not r.checkbox("acknowledge_similar"):

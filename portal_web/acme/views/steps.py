@@ -19,13 +19,7 @@ from starlette.routing import Route
 
 from portal_web.acme import questionnaire as qn
 from portal_web.acme import wizard
-from portal_web.acme.drafting import (
-    AlreadySubmitted,
-    after_save,
-    draft_of,
-    step_context,
-    submitted_redirect,
-)
+from portal_web.acme.drafting import after_save, draft_of, draft_view, step_context
 from portal_web.acme.site import AcmeSite, area_view, site_of, user_of
 from portal_web.acme.steps import STEPS, fill_from_directory
 from portal_web.acme.uploads import (
@@ -68,25 +62,24 @@ def _step_of(request: Request, case) -> str:  # noqa: ANN001
 
 # -- data steps ----------------------------------------------------------------------------
 @area_view("authorizations")
+@draft_view
 async def step_page(request: Request) -> Response:
     site = site_of(request)
-    try:
-        with site.reader() as db:
-            case = draft_of(db, request.path_params["case_id"], user_of(request))
-            step = _step_of(request, case)
-            if step == "questionnaire":
-                return _questionnaire_page(request, site, db, case, None, {})
-            if step == "attachments":
-                return _attachments_page(request, site, db, case, {}, {})
-            if step == "member":
-                return _render_step(request, site, db, case, step, {}, {})
-            values = STEPS[step].values(db, case)
-            return _render_step(request, site, db, case, step, values, {})
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, request.path_params["case_id"], user_of(request))
+        step = _step_of(request, case)
+        if step == "questionnaire":
+            return _questionnaire_page(request, site, db, case, None, {})
+        if step == "attachments":
+            return _attachments_page(request, site, db, case, {}, {})
+        if step == "member":
+            return _render_step(request, site, db, case, step, {}, {})
+        values = STEPS[step].values(db, case)
+        return _render_step(request, site, db, case, step, values, {})
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def step_save(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
@@ -94,23 +87,20 @@ async def step_save(request: Request, form: PostedForm) -> Response:
     case_id = request.path_params["case_id"]
     r = form.reader
     action = r.raw.get("action", "continue")
-    try:
-        with site.reader() as db:
-            case = draft_of(db, case_id, user)
-            step = _step_of(request, case)
-            if step in ("questionnaire", "attachments", "member"):
-                raise HTTPException(405)
-            handler = STEPS[step]
-            if action in FIND_ACTIONS:
-                note = fill_from_directory(r, db, FIND_ACTIONS[action])
-                errors = {f"{FIND_ACTIONS[action]}_npi": note} if note else {}
-                return _render_step(request, site, db, case, step, r.raw, errors)
-            values = handler.read(r, db, case, site.today(),
-                                  strict=action != "save_exit")
-            if not r.ok:
-                return _render_step(request, site, db, case, step, r.raw, r.errors)
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, case_id, user)
+        step = _step_of(request, case)
+        if step in ("questionnaire", "attachments", "member"):
+            raise HTTPException(405)
+        handler = STEPS[step]
+        if action in FIND_ACTIONS:
+            note = fill_from_directory(r, db, FIND_ACTIONS[action])
+            errors = {f"{FIND_ACTIONS[action]}_npi": note} if note else {}
+            return _render_step(request, site, db, case, step, r.raw, errors)
+        values = handler.read(r, db, case, site.today(),
+                              strict=action != "save_exit")
+        if not r.ok:
+            return _render_step(request, site, db, case, step, r.raw, r.errors)
     now = site.now()
     with site.writer(request) as db:
         case = draft_of(db, case_id, user)
@@ -143,6 +133,7 @@ def _questionnaire_page(request: Request, site: AcmeSite, db, case,  # noqa: ANN
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def questionnaire_save(request: Request, form: PostedForm) -> Response:
     """Check the shown questions; a follow-up that the new answers enable but that was not
@@ -153,35 +144,32 @@ async def questionnaire_save(request: Request, form: PostedForm) -> Response:
     r = form.reader
     action = r.raw.get("action", "continue")
     strict = action != "save_exit"
-    try:
-        with site.reader() as db:
-            case = draft_of(db, case_id, user)
-            questions = qn.load_questions(db, case.questionnaire_id) \
-                if case.questionnaire_id else []
-            lists = {q.field: r.getlist(q.field) for q in questions}
-            raw = qn.raw_answers(questions, r.raw, lists)
-            shown = qn.enabled(questions, raw)
-            posted_keys = set(r.getlist("shown_keys"))
-            errors = dict(r.errors)
-            if action == "refresh":
-                return _questionnaire_page(request, site, db, case, raw, errors,
-                                           "Follow-up questions updated.")
-            stored: dict[str, str] = {}
-            for q in shown:
-                value, message = qn.check_answer(q, raw.get(q.key, ""), site.today())
-                if message and (strict or raw.get(q.key, "")):
-                    errors[q.field] = message
-                elif value:
-                    stored[q.key] = value
-            newly = [q for q in shown if q.key not in posted_keys and q.required
-                     and not raw.get(q.key)]
-            if newly and strict:
-                errors[FORM_ERROR] = ("Your answers opened follow-up questions; answer "
-                                      "them below, then continue.")
-            if errors:
-                return _questionnaire_page(request, site, db, case, raw, errors)
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, case_id, user)
+        questions = qn.load_questions(db, case.questionnaire_id) \
+            if case.questionnaire_id else []
+        lists = {q.field: r.getlist(q.field) for q in questions}
+        raw = qn.raw_answers(questions, r.raw, lists)
+        shown = qn.enabled(questions, raw)
+        posted_keys = set(r.getlist("shown_keys"))
+        errors = dict(r.errors)
+        if action == "refresh":
+            return _questionnaire_page(request, site, db, case, raw, errors,
+                                       "Follow-up questions updated.")
+        stored: dict[str, str] = {}
+        for q in shown:
+            value, message = qn.check_answer(q, raw.get(q.key, ""), site.today())
+            if message and (strict or raw.get(q.key, "")):
+                errors[q.field] = message
+            elif value:
+                stored[q.key] = value
+        newly = [q for q in shown if q.key not in posted_keys and q.required
+                 and not raw.get(q.key)]
+        if newly and strict:
+            errors[FORM_ERROR] = ("Your answers opened follow-up questions; answer "
+                                  "them below, then continue.")
+        if errors:
+            return _questionnaire_page(request, site, db, case, raw, errors)
     now = site.now()
     with site.writer(request) as db:
         case = draft_of(db, case_id, user)
@@ -230,6 +218,7 @@ def _expiry_due(site: AcmeSite, db, case) -> bool:  # noqa: ANN001
 
 
 @area_view("authorizations")
+@draft_view
 async def upload(request: Request) -> Response:
     try:
         return await _upload(request)
@@ -237,13 +226,10 @@ async def upload(request: Request) -> Response:
         if not upload_refused(exc):
             raise
         site = site_of(request)
-        try:
-            with site.reader() as db:
-                case = draft_of(db, request.path_params["case_id"], user_of(request))
-                return _attachments_page(request, site, db, case, {},
-                                         {"file": UNREADABLE_UPLOAD})
-        except AlreadySubmitted as done:
-            return submitted_redirect(request, done.case)
+        with site.reader() as db:
+            case = draft_of(db, request.path_params["case_id"], user_of(request))
+            return _attachments_page(request, site, db, case, {},
+                                     {"file": UNREADABLE_UPLOAD})
 
 
 @form_post
@@ -253,13 +239,10 @@ async def _upload(request: Request, form: PostedForm) -> Response:
     case_id = request.path_params["case_id"]
     r = form.reader
     errors = dict(r.errors)
-    try:
-        with site.reader() as db:
-            case = draft_of(db, case_id, user)
-            expire = _expiry_due(site, db, case)
-            member = db.get(Member, case.member_id)
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, case_id, user)
+        expire = _expiry_due(site, db, case)
+        member = db.get(Member, case.member_id)
     if expire:
         now = site.now()
         with site.writer(request) as db:
@@ -291,39 +274,35 @@ async def _upload(request: Request, form: PostedForm) -> Response:
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def remove_attachment(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    try:
-        with site.writer(request) as db:
-            case = draft_of(db, case_id, user)
-            row = db.get(Attachment, request.path_params["attachment_id"])
-            if row is None or row.case_id != case.id:
-                raise HTTPException(404, "That document is not attached to this request.")
-            name = row.filename
-            db.delete(row)
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.writer(request) as db:
+        case = draft_of(db, case_id, user)
+        row = db.get(Attachment, request.path_params["attachment_id"])
+        if row is None or row.case_id != case.id:
+            raise HTTPException(404, "That document is not attached to this request.")
+        name = row.filename
+        db.delete(row)
     site.flash(request, f"{name} removed.")
     return form.redirect(f"/auth/requests/{case_id}/attachments")
 
 
 @area_view("authorizations")
+@draft_view
 @form_post
 async def attachments_continue(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
     action = form.reader.raw.get("action", "continue")
-    try:
-        with site.writer(request) as db:
-            case = draft_of(db, case_id, user)
-            step = "attachments" if action == "save_exit" else "review"
-            wizard.save_draft(db, case, step, user_id=user.user_id, now=site.now())
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.writer(request) as db:
+        case = draft_of(db, case_id, user)
+        step = "attachments" if action == "save_exit" else "review"
+        wizard.save_draft(db, case, step, user_id=user.user_id, now=site.now())
     if action == "save_exit":
         site.flash(request, "Draft saved. Resume it from My drafts.")
         return form.redirect("/auth/drafts")
