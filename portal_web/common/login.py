@@ -27,6 +27,8 @@ from portal_web.common.sessions import Principal
 
 LOGGED_OUT = "/login?logged_out=1"
 
+Authenticate = Callable[[Any, str, str], Principal | None]
+
 
 def password_matches(stored_sha256: str, password: str) -> bool:
     """Whether ``password`` hashes to the account's stored sha256 (constant time)."""
@@ -43,6 +45,18 @@ def account_of(site: Any, model: Any, username: str, password: str) -> Any:
             account.password_sha256, password):
         return None
     return account
+
+
+def account_login(model: Any) -> Authenticate:
+    """``authenticate`` of a site whose users are the rows of ``model`` (see
+    :func:`account_of`) and log in under their ``display_name``."""
+
+    def authenticate(site: Any, username: str, password: str) -> Principal | None:
+        account = account_of(site, model, username, password)
+        return None if account is None else Principal(
+            username=account.username, user_id=account.id, display_name=account.display_name)
+
+    return authenticate
 
 
 @dataclass(frozen=True)
@@ -64,7 +78,6 @@ class LoginPage:
     template: str = "login.html"
 
 
-Authenticate = Callable[[Any, str, str], Principal | None]
 Refusal = Callable[[Any, str, str], str]
 
 

@@ -11,8 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.common.account_site import AccountSite, build_account_app, new_site
-from portal_web.common.login import LoginPage, account_of, login_routes
-from portal_web.common.sessions import Principal
+from portal_web.common.login import LoginPage, account_login, login_routes
 from portal_web.fax.transmitter import FaxTransmitter
 from portal_web.settings import PortalSettings
 from sandbox.stores.fax import FaxAccount
@@ -32,12 +31,6 @@ def transmitter_of(request: Request) -> FaxTransmitter:
     return request.app.state.transmitter
 
 
-def authenticate(site: AccountSite, username: str, password: str) -> Principal | None:
-    account = account_of(site, FaxAccount, username, password)
-    return None if account is None else Principal(
-        username=account.username, user_id=account.id, display_name=account.display_name)
-
-
 async def home(request: Request) -> Response:
     return RedirectResponse(HOME, status_code=303)
 
@@ -49,7 +42,8 @@ def build_fax_app(settings: PortalSettings) -> Starlette:
     site = new_site(settings, "fax", TEMPLATES_DIR, cookie="FAXLINK",
                     frame={"product": PRODUCT})
     routes = [Route("/", home, methods=["GET"], name="home"),
-              *login_routes(authenticate, site_of=site_of, page=LoginPage(home=HOME)),
+              *login_routes(account_login(FaxAccount), site_of=site_of,
+                           page=LoginPage(home=HOME)),
               *compose.routes, *sent.routes, *resources.routes]
     app = build_account_app(site, routes, STATIC_DIR, "fax")
     app.state.transmitter = FaxTransmitter(site.stores, settings.run_dir)
