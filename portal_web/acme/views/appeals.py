@@ -12,6 +12,7 @@ same decision needs the user to acknowledge the earlier one — both mistakes st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -299,15 +300,20 @@ async def edit_appeal(request: Request) -> Response:
         return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
-# -- step 2: documents -------------------------------------------------------------------
-def _documents_context(request: Request, appeal: Appeal, subject: Subject,
-                       attachments: list[Attachment], values: dict[str, Any],
-                       errors: dict[str, str]) -> dict[str, Any]:
+# -- steps 2 and 3 of a draft -------------------------------------------------------------
+StepContext = Callable[[Request, Appeal, Subject, list[Attachment], dict[str, Any],
+                        dict[str, str]], dict[str, Any]]
+
+
+def _draft_step_context(request: Request, appeal: Appeal, subject: Subject,
+                        attachments: list[Attachment], step: int, values: dict[str, Any],
+                        errors: dict[str, str]) -> dict[str, Any]:
+    """What the documents and the review step of a draft appeal both show."""
     return {
         "page_title": ("Second-level appeal" if appeal.level == 2 else "First-level appeal"),
         "appeal": appeal, "subject": subject, "attachments": attachments, "steps": STEPS,
-        "step": 2, "values": values, "errors": errors, "today": site_of(request).today(),
-        "labels": STATUS_LABELS, **upload_context(),
+        "step": step, "values": values, "errors": errors, "today": site_of(request).today(),
+        "labels": STATUS_LABELS,
         "breadcrumbs": _crumbs(("File an appeal", "/appeals/new"), (subject.title, None)),
     }
 
@@ -317,15 +323,28 @@ def _attachments(db, appeal_id: int) -> list[Attachment]:  # noqa: ANN001
                            .order_by(Attachment.id)))
 
 
-@area_view(AREA)
-async def documents(request: Request) -> Response:
+def _draft_step_page(request: Request, template: str, context_of: StepContext) -> Response:
+    """A step page of the user's draft appeal (GET), with its documents so far."""
     site = site_of(request)
     appeal_id = int(request.path_params["appeal_id"])
     with site.reader() as db:
         appeal, subject = _draft(db, appeal_id, user_of(request))
         attachments = _attachments(db, appeal_id)
-        return site.render(request, "appeals_documents.html", _documents_context(
+        return site.render(request, template, context_of(
             request, appeal, subject, attachments, {}, {}), area=AREA)
+
+
+# -- step 2: documents -------------------------------------------------------------------
+def _documents_context(request: Request, appeal: Appeal, subject: Subject,
+                       attachments: list[Attachment], values: dict[str, Any],
+                       errors: dict[str, str]) -> dict[str, Any]:
+    return {**_draft_step_context(request, appeal, subject, attachments, 2, values, errors),
+            **upload_context()}
+
+
+@area_view(AREA)
+async def documents(request: Request) -> Response:
+    return _draft_step_page(request, "appeals_documents.html", _documents_context)
 
 
 @area_view(AREA)
@@ -377,27 +396,16 @@ async def remove_document(request: Request, form: PostedForm) -> Response:
 def _review_context(request: Request, appeal: Appeal, subject: Subject,
                     attachments: list[Attachment], values: dict[str, Any],
                     errors: dict[str, str]) -> dict[str, Any]:
-    today = site_of(request).today()
-    return {
-        "page_title": ("Second-level appeal" if appeal.level == 2 else "First-level appeal"),
-        "appeal": appeal, "subject": subject, "attachments": attachments, "steps": STEPS,
-        "step": 3, "values": values, "errors": errors, "today": today,
-        "late": bool(subject.deadline and subject.deadline.is_late(today)),
-        "duplicates": subject.duplicates(exclude=appeal.id), "labels": STATUS_LABELS,
-        "reasons": REASON_CATEGORIES, "type_labels": APPEAL_TYPE_LABELS,
-        "breadcrumbs": _crumbs(("File an appeal", "/appeals/new"), (subject.title, None)),
-    }
+    context = _draft_step_context(request, appeal, subject, attachments, 3, values, errors)
+    return {**context,
+            "late": bool(subject.deadline and subject.deadline.is_late(context["today"])),
+            "duplicates": subject.duplicates(exclude=appeal.id),
+            "reasons": REASON_CATEGORIES, "type_labels": APPEAL_TYPE_LABELS}
 
 
 @area_view(AREA)
 async def review(request: Request) -> Response:
-    site = site_of(request)
-    appeal_id = int(request.path_params["appeal_id"])
-    with site.reader() as db:
-        appeal, subject = _draft(db, appeal_id, user_of(request))
-        attachments = _attachments(db, appeal_id)
-        return site.render(request, "appeals_review.html", _review_context(
-            request, appeal, subject, attachments, {}, {}), area=AREA)
+    return _draft_step_page(request, "appeals_review.html", _review_context)
 
 
 @area_view(AREA)

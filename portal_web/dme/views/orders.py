@@ -9,6 +9,7 @@ submitted status, like any request to Acme.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -119,6 +120,42 @@ def _names(db, v: dict[str, Any]) -> tuple[str | None, tuple[str | None, str | N
     return name, ((ordering.taxonomy, ordering.tin) if ordering else (None, None))
 
 
+@dataclass(frozen=True)
+class OrderEntry:
+    """The order form as posted and checked: its values, whether the user pressed Continue
+    (else Save draft), and what Acme's directory adds (the supplier's name, the ordering
+    practitioner's taxonomy and TIN)."""
+
+    values: dict[str, Any]
+    complete: bool
+    supplier_name: str | None
+    ordering: tuple[str | None, str | None]
+
+
+def _entry(request: Request, form: PostedForm, member: Member, plan: Plan,
+           case: PaCase | None = None) -> OrderEntry | Response:
+    """The posted order form, checked; the form again with its messages when it is not."""
+    site = site_of(request)
+    r = form.reader
+    complete = r.raw.get("action") == "continue"
+    values = read_order(r, site.today(), complete=complete)
+    with site.reader() as db:
+        if not r.ok:
+            return site.render(request, "order_form.html", _form_context(
+                request, db, member, plan, r.raw, r.errors, case), area="new")
+        supplier_name, ordering = _names(db, values)
+    return OrderEntry(values, complete, supplier_name, ordering)
+
+
+def _saved(request: Request, form: PostedForm, case_id: int, entry: OrderEntry,
+           draft_note: str) -> Response:
+    """After a save: on to the documents (Continue), or back to the form (Save draft)."""
+    site_of(request).flash(request, draft_note if not entry.complete else
+                           "Order saved. Attach the documents Acme requires.")
+    return form.redirect(f"/orders/{case_id}/documents" if entry.complete
+                         else f"/orders/{case_id}/edit")
+
+
 @guard
 async def new_order(request: Request) -> Response:
     """The order form for a member (GET); the first save creates the draft (POST)."""
@@ -137,14 +174,9 @@ async def new_order(request: Request) -> Response:
     async with posted_form(request) as form:
         if form.replay:
             return form.replay
-        r = form.reader
-        complete = r.raw.get("action") == "continue"
-        values = read_order(r, site.today(), complete=complete)
-        with site.reader() as db:
-            if not r.ok:
-                return site.render(request, "order_form.html", _form_context(
-                    request, db, member, plan, r.raw, r.errors), area="new")
-            supplier_name, ordering = _names(db, values)
+        entry = _entry(request, form, member, plan)
+        if isinstance(entry, Response):
+            return entry
         now = site.now()
         with site.writer(request) as db:
             case = PaCase(case_type="dme", status="draft", member_id=member.id,
@@ -154,13 +186,10 @@ async def new_order(request: Request) -> Response:
             db.add(case)
             db.flush()
             order = DmeOrder(product_description="")
-            apply(case, order, values, supplier_name, ordering)
+            apply(case, order, entry.values, entry.supplier_name, entry.ordering)
             save_draft(db, case, order, user.user_id, now)
             case_id = case.id
-        site.flash(request, "Order saved as a draft." if not complete else
-                   "Order saved. Attach the documents Acme requires.")
-        return form.redirect(f"/orders/{case_id}/documents" if complete
-                             else f"/orders/{case_id}/edit")
+        return _saved(request, form, case_id, entry, "Order saved as a draft.")
 
 
 @guard
@@ -176,25 +205,17 @@ async def edit_order(request: Request) -> Response:
     async with posted_form(request) as form:
         if form.replay:
             return form.replay
-        r = form.reader
-        complete = r.raw.get("action") == "continue"
-        values = read_order(r, site.today(), complete=complete)
-        with site.reader() as db:
-            if not r.ok:
-                return site.render(request, "order_form.html", _form_context(
-                    request, db, member, plan, r.raw, r.errors, case), area="new")
-            supplier_name, ordering = _names(db, values)
+        entry = _entry(request, form, member, plan, case)
+        if isinstance(entry, Response):
+            return entry
         now = site.now()
         with site.writer(request) as db:
             row, order_row = _draft(db, case_id)
-            apply(row, order_row, values, supplier_name, ordering)
+            apply(row, order_row, entry.values, entry.supplier_name, entry.ordering)
             changed = save_draft(db, row, order_row, user_of(request).user_id, now)
             if changed or db.is_modified(row):
                 row.updated_at = now
-        site.flash(request, "Draft saved." if not complete else
-                   "Order saved. Attach the documents Acme requires.")
-        return form.redirect(f"/orders/{case_id}/documents" if complete
-                             else f"/orders/{case_id}/edit")
+        return _saved(request, form, case_id, entry, "Draft saved.")
 
 
 def _attachments(db, case_id: int) -> list[Attachment]:  # noqa: ANN001
