@@ -16,7 +16,7 @@ from portal_web.common.forms import FORM_ERROR, clean_text
 from portal_web.common.requests import PostedForm, form_post, login_required, posted_form
 from portal_web.epa.pa_request import PaRequestView
 from portal_web.epa.site import LOGIN_PATH, site_of
-from portal_web.epa.views.request import not_found, page_context, view_or_404
+from portal_web.epa.views.request import not_found, page_context, read_view, view_or_404
 from sandbox.stores.epa import EpaAttachment, EpaRequest
 
 guard = login_required(LOGIN_PATH)
@@ -61,8 +61,7 @@ async def upload(request: Request) -> Response:
     key = request.path_params["key"]
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > MAX_ATTACHMENT + MULTIPART_SLACK:
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
+        view = read_view(request)
         return _refuse(request, view, "That file is larger than 10 MB, so it was not "
                                       "attached. Attach a smaller file (scan at a lower "
                                       "resolution, or split it).")

@@ -82,6 +82,14 @@ def view_or_404(site: EpaSite, db, key: str) -> PaRequestView:  # noqa: ANN001
     return view
 
 
+def read_view(request: Request) -> PaRequestView:
+    """The request of the page's ``{key}`` as it stands now (a 404 page for any other key),
+    read in a transaction of its own."""
+    site = site_of(request)
+    with site.reader() as db:
+        return view_or_404(site, db, request.path_params["key"])
+
+
 def locked_reason(view: PaRequestView) -> str:
     if view.row.archived:
         return ARCHIVED
@@ -139,11 +147,7 @@ def _posted_values(form, qset: QuestionSet) -> dict[str, Any]:  # noqa: ANN001 -
 
 @guard
 async def show_request(request: Request) -> Response:
-    site = site_of(request)
-    key = request.path_params["key"]
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
-    return site.render(request, "request.html", page_context(view))
+    return site_of(request).render(request, "request.html", page_context(read_view(request)))
 
 
 @guard
@@ -154,8 +158,7 @@ async def save_request(request: Request, posted: PostedForm) -> Response:
     key = request.path_params["key"]
     form = posted.data
     going_on = form.get("action") == "send"
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     if not view.editable or qset is None:
         return site.render(request, "request.html", page_context(
@@ -210,8 +213,7 @@ async def autosave(request: Request) -> Response:
         raise CsrfRejected()
     question_key = form.get("question")
     question_key = question_key if isinstance(question_key, str) else ""
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     if not view.editable or qset is None:
         return _json_error(locked_reason(view), FORM_ERROR, 409)
@@ -231,8 +233,7 @@ async def autosave(request: Request) -> Response:
             if not live.editable:
                 return _json_error(locked_reason(live), FORM_ERROR, 409)
             write_answers(db, live, outcome.changes, now)
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     assert qset is not None
     answers = view.answers_of(qset)
@@ -258,8 +259,7 @@ async def clear_hidden(request: Request, posted: PostedForm) -> Response:
     site = site_of(request)
     key = request.path_params["key"]
     question_key = request.path_params["question"]
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     errors = dict(posted.reader.errors)
     q = qset.get(question_key) if qset else None

@@ -23,6 +23,7 @@ from portal_web.epa.views.request import (
     hidden_entries,
     locked_reason,
     page_context,
+    read_view,
     view_or_404,
 )
 from sandbox.stores.epa import EpaRequest
@@ -59,10 +60,7 @@ def send_context(view: PaRequestView, errors: dict[str, str] | None = None,
 
 @guard
 async def send_page(request: Request) -> Response:
-    site = site_of(request)
-    with site.reader() as db:
-        view = view_or_404(site, db, request.path_params["key"])
-    return site.render(request, "send.html", send_context(view))
+    return site_of(request).render(request, "send.html", send_context(read_view(request)))
 
 
 def _problems(view: PaRequestView, attested: bool) -> dict[str, str]:
@@ -90,8 +88,7 @@ async def send(request: Request, posted: PostedForm) -> Response:
     key = request.path_params["key"]
     user = user_of(request)
     attested = posted.reader.checkbox("attest")
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     errors = {**posted.reader.errors, **_problems(view, attested)}
     if errors:
         return site.render(request, "send.html", send_context(view, errors, attested))
@@ -121,8 +118,7 @@ async def archive(request: Request, posted: PostedForm) -> Response:
     site = site_of(request)
     key = request.path_params["key"]
     wanted = posted.data.get("archive")
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     if posted.reader.errors or wanted not in ("1", "0"):
         message = posted.reader.errors.get(FORM_ERROR, "Use the Archive or Unarchive "
                                                        "button of the request.")
