@@ -32,10 +32,9 @@ from portal_web.acme.uploads import (
     ACCEPT,
     DOCUMENT_TYPE_LABELS,
     MAX_UPLOAD_LABEL,
-    UNREADABLE_UPLOAD,
     read_upload,
     store_attachment,
-    upload_refused,
+    unreadable_upload_shows,
 )
 from portal_web.common.requests import PostedForm, form_post
 from sandbox.stores.acme import (
@@ -132,34 +131,25 @@ def _detail_context(db, case: PaCase, now: dt.datetime) -> dict:  # noqa: ANN001
     }
 
 
-@area_view("authorizations")
-async def case_page(request: Request) -> Response:
+def _case_page(request: Request, values: dict[str, str], errors: dict[str, str]) -> Response:
+    """The case page, its add-documents form showing ``values`` and ``errors``."""
     site = site_of(request)
     with site.reader() as db:
-        case = _case_or_404(db, request.path_params["case_id"])
-        context = _detail_context(db, case, site.now())
-    return site.render(request, "case.html", {**context, "values": {}, "errors": {}},
+        context = _detail_context(db, _case_or_404(db, request.path_params["case_id"]),
+                                  site.now())
+    return site.render(request, "case.html", {**context, "values": values, "errors": errors},
                        area="authorizations")
 
 
 @area_view("authorizations")
-async def add_document(request: Request) -> Response:
-    try:
-        return await _add_document(request)
-    except HTTPException as exc:
-        if not upload_refused(exc):
-            raise
-        site = site_of(request)
-        with site.reader() as db:
-            context = _detail_context(db, _case_or_404(db, request.path_params["case_id"]),
-                                      site.now())
-        return site.render(request, "case.html", {**context, "values": {},
-                                                  "errors": {"file": UNREADABLE_UPLOAD}},
-                           area="authorizations")
+async def case_page(request: Request) -> Response:
+    return _case_page(request, {}, {})
 
 
+@area_view("authorizations")
+@unreadable_upload_shows(lambda request, errors: _case_page(request, {}, errors))
 @form_post
-async def _add_document(request: Request, form: PostedForm) -> Response:
+async def add_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
@@ -171,11 +161,7 @@ async def _add_document(request: Request, form: PostedForm) -> Response:
             errors["file"] = "This request was cancelled; documents cannot be added."
     document = await read_upload(form.data, errors) if not errors else None
     if errors or document is None:
-        with site.reader() as db:
-            context = _detail_context(db, _case_or_404(db, case_id), site.now())
-        return site.render(request, "case.html", {**context, "values": r.raw,
-                                                  "errors": errors},
-                           area="authorizations")
+        return _case_page(request, r.raw, errors)
     with site.writer(request) as db:
         store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
                          uploaded_at=site.now())

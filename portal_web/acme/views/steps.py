@@ -26,10 +26,9 @@ from portal_web.acme.uploads import (
     ACCEPT,
     DOCUMENT_TYPE_LABELS,
     MAX_UPLOAD_LABEL,
-    UNREADABLE_UPLOAD,
     read_upload,
     store_attachment,
-    upload_refused,
+    unreadable_upload_shows,
 )
 from portal_web.common.forms import FORM_ERROR
 from portal_web.common.requests import PostedForm, form_post, session_of
@@ -217,23 +216,19 @@ def _expiry_due(site: AcmeSite, db, case) -> bool:  # noqa: ANN001
     return already is None
 
 
+def _attachments_again(request: Request, errors: dict[str, str]) -> Response:
+    """The attachments step with ``errors``, nothing else posted kept."""
+    site = site_of(request)
+    with site.reader() as db:
+        case = draft_of(db, request.path_params["case_id"], user_of(request))
+        return _attachments_page(request, site, db, case, {}, errors)
+
+
 @area_view("authorizations")
 @draft_view
-async def upload(request: Request) -> Response:
-    try:
-        return await _upload(request)
-    except HTTPException as exc:
-        if not upload_refused(exc):
-            raise
-        site = site_of(request)
-        with site.reader() as db:
-            case = draft_of(db, request.path_params["case_id"], user_of(request))
-            return _attachments_page(request, site, db, case, {},
-                                     {"file": UNREADABLE_UPLOAD})
-
-
+@unreadable_upload_shows(_attachments_again)
 @form_post
-async def _upload(request: Request, form: PostedForm) -> Response:
+async def upload(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
