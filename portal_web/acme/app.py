@@ -7,21 +7,15 @@ routes); listing its name in ``VIEW_MODULES`` is all it takes to serve it.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount
-from starlette.staticfiles import StaticFiles
 
-import portal_web.common.convertors  # noqa: F401 - registers {x:id}
 from portal_web.acme.site import STATIC_DIR, TEMPLATES_DIR, AcmeSite, filesize
+from portal_web.common.app import site_app, view_routes
 from portal_web.common.episode import EpisodeStores
-from portal_web.common.errors import error_handlers
-from portal_web.common.middleware import BrowserSessionMiddleware
-from portal_web.common.sessions import SessionStore
+from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
 from portal_web.settings import PortalSettings
 
@@ -34,15 +28,6 @@ COOKIE_NAME = "ACMEPORTALSESSION"
 # Bodies above this get a bare 413; below it an oversized file is named on the page
 # (uploads: 10 MB each, checked from the spooled file's size before it is read).
 MAX_BODY = 200 * 1024 * 1024
-
-
-def view_routes(modules: Sequence[str] = VIEW_MODULES,
-                package: str = VIEW_PACKAGE) -> list[BaseRoute]:
-    routes: list[BaseRoute] = []
-    for name in modules:
-        module = importlib.import_module(f"{package}.{name}")
-        routes.extend(module.routes)
-    return routes
 
 
 def build_acme_app(settings: PortalSettings, *,
@@ -62,21 +47,9 @@ def build_acme_app(settings: PortalSettings, *,
     templates = make_templates([*template_dirs, TEMPLATES_DIR])
     templates.env.filters["filesize"] = filesize
     holder: list[AcmeSite] = []
-    sessions = SessionStore(cookie_name, lambda: holder[0].idle_timeout_s(),
-                            now=lambda: stores.clock.now_local())
+    sessions = episode_sessions(stores, cookie_name, lambda: holder[0].idle_timeout_s())
     site = AcmeSite(settings=settings, stores=stores, templates=templates, sessions=sessions,
                     portal_key=portal_key)
     holder.append(site)
-    routes = [
-        Mount("/static", app=StaticFiles(directory=static_dir), name="static"),
-        *view_routes(view_modules, view_package),
-    ]
-    app = Starlette(
-        routes=routes,
-        middleware=[Middleware(BrowserSessionMiddleware, store=sessions,
-                               skip_prefixes=("/static/",))],
-        exception_handlers=error_handlers(templates, base_context=site.base_context),
-        max_body_size=MAX_BODY,
-    )
-    app.state.acme = site
-    return app
+    return site_app(site, view_routes(view_package, view_modules), static_dir=static_dir,
+                    state_name="acme", max_body=MAX_BODY)

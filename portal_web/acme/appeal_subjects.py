@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -106,6 +107,13 @@ def _member(db: Session, member_id: int) -> tuple[Member, Plan | None]:
     return member, db.get(Plan, member.plan_id)
 
 
+def _first_level_appeals(db: Session, decision: Any, decision_id: int) -> list[Appeal]:
+    """The first-level appeals already filed against a decision (``decision`` is the
+    column of ``appeals`` naming it), oldest first."""
+    return list(db.scalars(select(Appeal).where(decision == decision_id, Appeal.level == 1)
+                           .order_by(Appeal.id)))
+
+
 def case_subject(db: Session, case_id: int) -> Subject:
     """A denied authorization; ``LookupError`` if there is no such case."""
     case = db.get(PaCase, case_id)
@@ -117,11 +125,8 @@ def case_subject(db: Session, case_id: int) -> Subject:
             ". Only a denied or partially approved request can be appealed; a pended request "
             "needs the information asked for, a rejected one is corrected and resubmitted.")
     member, plan = _member(db, case.member_id)
-    earlier = list(db.scalars(select(Appeal).where(Appeal.case_id == case.id,
-                                                   Appeal.level == 1)
-                              .order_by(Appeal.id)))
     return Subject("case", member, plan, case=case, deadline=appeal_deadline(db, case=case),
-                   earlier=earlier)
+                   earlier=_first_level_appeals(db, Appeal.case_id, case.id))
 
 
 def claim_subject(db: Session, claim_id: int, organization_tin: str) -> Subject:
@@ -135,11 +140,9 @@ def claim_subject(db: Session, claim_id: int, organization_tin: str) -> Subject:
             "Only a denied or partially paid claim can be appealed; to change a billing error "
             "on a processed claim submit a corrected claim instead.")
     member, plan = _member(db, claim.member_id)
-    earlier = list(db.scalars(select(Appeal).where(Appeal.claim_id == claim.id,
-                                                   Appeal.level == 1)
-                              .order_by(Appeal.id)))
     return Subject("claim", member, plan, claim=claim,
-                   deadline=appeal_deadline(db, claim=claim), earlier=earlier)
+                   deadline=appeal_deadline(db, claim=claim),
+                   earlier=_first_level_appeals(db, Appeal.claim_id, claim.id))
 
 
 def level2_subject(db: Session, appeal_id: int) -> Subject:

@@ -3,13 +3,12 @@ document sent back to the browser exactly as it was uploaded."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import quote
 
 from starlette.responses import Response
 
 from portal_web.acme.uploads import ACCEPT, DOCUMENT_TYPE_LABELS, MAX_UPLOAD_LABEL
+from portal_web.common.downloads import document_response
 from sandbox.stores.acme import Attachment
 
 
@@ -21,9 +20,5 @@ def upload_context() -> dict[str, Any]:
 
 def attachment_response(row: Attachment) -> Response:
     """The stored bytes, inline (PDFs open in the browser's viewer), never cached."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", row.filename) or f"document-{row.id}"
-    return Response(bytes(row.content), media_type=row.content_type or
-                    "application/octet-stream", headers={
-                        "Content-Disposition": f"inline; filename=\"{name}\"; "
-                                               f"filename*=UTF-8''{quote(row.filename)}",
-                        "Cache-Control": "no-store"})
+    return document_response(bytes(row.content), row.content_type or "application/octet-stream",
+                             row.filename, fallback=f"document-{row.id}")

@@ -1,8 +1,10 @@
-"""Shared pieces of the wizard views: finding the user's draft, the page context of a
-step, and the redirect that moves the user on after a step is saved."""
+"""Shared pieces of the wizard views: finding the user's draft (and leaving a view for the
+submitted case when the draft was sent meanwhile), the page context of a step, and the
+redirect that moves the user on after a step is saved."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -12,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 
 from portal_web.acme import wizard
 from portal_web.acme.casefacts import CASE_TYPE_LABELS
-from portal_web.acme.site import PortalPrincipal, site_of
+from portal_web.acme.site import Endpoint, PortalPrincipal, site_of
 from sandbox.stores.acme import Member, PaCase, Plan
 
 
@@ -40,6 +42,20 @@ def submitted_redirect(request: Request, case: PaCase) -> Response:
                                     f"{case.reference_number}. It is shown below; nothing "
                                     "was submitted again.")
     return RedirectResponse(f"/auth/cases/{case.id}", status_code=303)
+
+
+def draft_view(view: Endpoint) -> Endpoint:
+    """Decorator: a wizard view that finds the draft already submitted (another tab, Back
+    after submitting) sends the user to the submitted case instead; nothing is written."""
+
+    @functools.wraps(view)
+    async def guarded(request: Request) -> Response:
+        try:
+            return await view(request)
+        except AlreadySubmitted as done:
+            return submitted_redirect(request, done.case)
+
+    return guarded
 
 
 def step_context(db: Session, case: PaCase, step: str) -> dict[str, Any]:

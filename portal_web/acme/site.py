@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,11 @@ from sqlalchemy import select
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.templating import Jinja2Templates
 
 import portal_web.common.convertors  # noqa: F401 - registers {x:id} for every view module
-from portal_web.common.episode import EpisodeStores
-from portal_web.common.requests import login_required, principal_of, session_of
-from portal_web.common.sessions import Principal, SessionStore
-from portal_web.settings import PortalSettings
+from portal_web.common.requests import login_required, principal_of
+from portal_web.common.sessions import Principal
+from portal_web.common.site import PortalSite
 from sandbox.stores.acme import PORTAL_SETTING_DEFAULTS, PortalSetting
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -79,36 +76,17 @@ class PortalPrincipal(Principal):
 
 
 @dataclass
-class AcmeSite:
+class AcmeSite(PortalSite):
     """Everything the views of one Acme portal app share."""
 
-    settings: PortalSettings
-    stores: EpisodeStores
-    templates: Jinja2Templates
-    sessions: SessionStore
+    system: str = SYSTEM
     # which Acme portal this is, as portal_users.sites names it ("provider", "dme")
     portal_key: str = "provider"
     # members whose forced session expiry (pa-19) already happened in this episode
     expired_members: set[str] = field(default_factory=set)
+    no_store = True
 
-    # -- time and data ----------------------------------------------------------------
-    def now(self) -> datetime:
-        """Naive sandbox-local now: the only clock the portal uses."""
-        return self.stores.now().replace(microsecond=0)
-
-    def today(self) -> date:
-        return self.now().date()
-
-    def reader(self):  # noqa: ANN201 - a SQLAlchemy Session
-        return self.stores.reader(SYSTEM)
-
-    def writer(self, request: Request):  # noqa: ANN201 - context manager of a Session
-        """One audited write transaction on behalf of the logged-in user (channel browser)."""
-        principal = principal_of(request)
-        if principal is None:
-            raise PermissionError("write attempted without a logged-in user")
-        return self.stores.writer(SYSTEM, principal)
-
+    # -- data ---------------------------------------------------------------------------
     def setting(self, key: str) -> str:
         """A ``portal_settings`` value, else its default (``PORTAL_SETTING_DEFAULTS``)."""
         default = PORTAL_SETTING_DEFAULTS.get(key, "")
@@ -128,45 +106,28 @@ class AcmeSite:
     # -- rendering --------------------------------------------------------------------
     def base_context(self, request: Request) -> dict[str, Any]:
         """What the page frame needs, for any request (also for error pages)."""
-        session = getattr(request.state, "session", None)
-        data = session.data if session is not None else {}
-        user = session.principal if session is not None else None
-        try:
-            now = self.now()
-        except Exception:  # noqa: BLE001 - an error page must render even without a clock
-            now = None
+        context = self.frame_context(request)
+        user = context["user"]
         try:
             timeout_s = self.idle_timeout_s()
         except Exception:  # noqa: BLE001
             timeout_s = 1800
-        return {
-            "user": user,
-            "now": now,
+        context.update({
             "area": None,
             "area_titles": AREA_TITLES,
             "menu_areas": [a for a in AREA_TITLES if user is not None and user.may_open(a)]
             if isinstance(user, PortalPrincipal) else [],
             "idle_timeout_s": timeout_s,
             "idle_warning_s": IDLE_WARNING_S,
-            "flash": data.pop("flash", None),
-            "errors": {},
-            "values": {},
             "breadcrumbs": [],
-        }
+        })
+        return context
 
     def render(self, request: Request, template: str, context: dict[str, Any] | None = None,
                *, area: str | None = None, status_code: int = 200) -> Response:
-        ctx = self.base_context(request)
-        ctx["area"] = area
-        ctx.update(context or {})
-        response = self.templates.TemplateResponse(request, template, ctx,
-                                                   status_code=status_code)
-        response.headers["Cache-Control"] = "no-store"
-        return response
-
-    def flash(self, request: Request, message: str) -> None:
-        """A one-line confirmation shown on the next page ("Draft saved")."""
-        session_of(request).data["flash"] = message
+        return self.respond(request, template, {
+            **self.base_context(request), "area": area, **(context or {})},
+            status_code=status_code)
 
 
 def filesize(size: int | None) -> str:
@@ -213,8 +174,3 @@ def area_view(area: str) -> Callable[[Endpoint], Endpoint]:
         return guard(checked)
 
     return wrap
-
-
-def here(request: Request) -> str:
-    """The request's path and query (what a redirect goes back to)."""
-    return request.url.path + (f"?{request.url.query}" if request.url.query else "")

@@ -8,16 +8,22 @@ verifier can compare them with the source document.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath, PureWindowsPath
 
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 
 from sandbox.stores.acme import DOCUMENT_TYPES, Attachment
 
+Endpoint = Callable[[Request], Awaitable[Response]]
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 MAX_UPLOAD_LABEL = "10 MB"
 ACCEPT = ".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"
@@ -47,6 +53,26 @@ def upload_refused(exc: Exception) -> bool:
     """Whether reading the posted form failed for its size or shape (HTTP 400/413 from the
     form reader): the page then says so beside the file field instead of an error page."""
     return getattr(exc, "status_code", None) in (400, 413)
+
+
+def unreadable_upload_shows(page: Callable[[Request, dict[str, str]], Response]
+                            ) -> Callable[[Endpoint], Endpoint]:
+    """Decorator of an upload view: a form that could not be read (:func:`upload_refused`)
+    shows ``page(request, errors)`` with ``UNREADABLE_UPLOAD`` beside the file field."""
+
+    def wrap(view: Endpoint) -> Endpoint:
+        @functools.wraps(view)
+        async def guarded(request: Request) -> Response:
+            try:
+                return await view(request)
+            except HTTPException as exc:
+                if not upload_refused(exc):
+                    raise
+                return page(request, {"file": UNREADABLE_UPLOAD})
+
+        return guarded
+
+    return wrap
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 ``login_required`` sends anonymous visitors to the site's log-in page (remembering where
 they were going); ``posted_form`` checks the CSRF token, reads the form and claims its
-one-time token, so a view only has to validate, write once, and redirect.
+one-time token, so a view only has to validate, write once, and redirect. A view decorated
+with ``form_post`` is handed that form, and is not called at all for a form that was
+already submitted (the browser goes where the first submit went).
 """
 
 from __future__ import annotations
@@ -46,6 +48,18 @@ def session_of(request: Request) -> BrowserSession:
 def principal_of(request: Request) -> Principal | None:
     session = getattr(request.state, "session", None)
     return None if session is None else session.principal
+
+
+def user_of(request: Request) -> Principal:
+    """The logged-in user of a view that ``login_required`` guards."""
+    principal = principal_of(request)
+    assert principal is not None, "view not guarded by login_required"
+    return principal
+
+
+def here(request: Request) -> str:
+    """The request's path and query (what a tab or a redirect goes back to)."""
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
 
 
 def safe_next(target: str | None, default: str) -> str:
@@ -115,6 +129,14 @@ class PostedForm:
         return RedirectResponse(url, status_code=303)
 
 
+async def checked_form(request: Request) -> FormData:
+    """The posted form, refused (403) unless it carries this session's CSRF token."""
+    data = await read_form(request)
+    if not csrf_matches(session_of(request), data.get("csrf_token")):  # type: ignore[arg-type]
+        raise CsrfRejected()
+    return data
+
+
 async def read_form(request: Request) -> FormData:
     """The posted form, with limits on its size; malformed bodies are a 400."""
     try:
@@ -134,10 +156,8 @@ async def posted_form(request: Request) -> AsyncIterator[PostedForm]:
     Leaving the block without :meth:`PostedForm.redirect` (validation failed, or an error)
     releases the token so the user can correct the form and submit it again.
     """
-    data = await read_form(request)
+    data = await checked_form(request)
     session = session_of(request)
-    if not csrf_matches(session, data.get("csrf_token")):  # type: ignore[arg-type]
-        raise CsrfRejected()
     token = data.get("form_token")
     token = token if isinstance(token, str) else ""
     state, target = session.claim_form_token(token)
@@ -147,3 +167,21 @@ async def posted_form(request: Request) -> AsyncIterator[PostedForm]:
     finally:
         if state is TokenState.FRESH and not posted.completed:
             session.release_form_token(token)
+
+
+FormView = Callable[[Request, PostedForm], Awaitable[Response]]
+
+
+def form_post(view: FormView) -> Endpoint:
+    """Decorator: the view is called with its :func:`posted_form`, inside it; a form that
+    was already submitted (double click, Back and submit again) is answered with its
+    :attr:`PostedForm.replay` and the view is not called."""
+
+    @functools.wraps(view)
+    async def posted(request: Request) -> Response:
+        async with posted_form(request) as form:
+            if form.replay:
+                return form.replay
+            return await view(request, form)
+
+    return posted

@@ -3,19 +3,13 @@ static files and error pages."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount
-from starlette.staticfiles import StaticFiles
 
-import portal_web.common.convertors  # noqa: F401 - registers {x:id}
+from portal_web.common.app import site_app, view_routes
 from portal_web.common.episode import EpisodeStores
-from portal_web.common.errors import error_handlers
-from portal_web.common.middleware import BrowserSessionMiddleware
-from portal_web.common.sessions import SessionStore
+from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
 from portal_web.ehr.site import STATIC_DIR, TEMPLATES_DIR, EhrSite
 from portal_web.settings import PortalSettings
@@ -28,14 +22,6 @@ VIEW_MODULES = (
 )
 API_PREFIXES = ("/apis/", "/oauth2/")
 MAX_BODY = 16 * 1024 * 1024  # uploads are at most 12 MB
-
-
-def view_routes() -> list[BaseRoute]:
-    routes: list[BaseRoute] = []
-    for name in VIEW_MODULES:
-        module = importlib.import_module(f"portal_web.ehr.views.{name}")
-        routes.extend(module.routes)
-    return routes
 
 
 def idle_timeout(stores: EpisodeStores, default_s: int) -> Callable[[], int]:
@@ -64,23 +50,11 @@ def build_ehr_app(settings: PortalSettings) -> Starlette:
     from portal_web.fhir.oauth import TokenStore
 
     stores = EpisodeStores(settings)
-    templates = make_templates([TEMPLATES_DIR])
-    sessions = SessionStore("OpenEMR", idle_timeout(stores, settings.session_ttl_s),
-                            now=lambda: stores.clock.now_local())
-    site = EhrSite(settings=settings, stores=stores, templates=templates, sessions=sessions)
-    routes = [
-        *fhir_routes(),
-        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
-        *view_routes(),
-    ]
-    app = Starlette(
-        routes=routes,
-        middleware=[Middleware(BrowserSessionMiddleware, store=sessions,
-                               skip_prefixes=("/static/", *API_PREFIXES))],
-        exception_handlers=error_handlers(templates, api_prefixes=API_PREFIXES,
-                                          base_context=site.base_context),
-        max_body_size=MAX_BODY,
-    )
-    app.state.ehr = site
+    sessions = episode_sessions(stores, "OpenEMR", idle_timeout(stores, settings.session_ttl_s))
+    site = EhrSite(settings=settings, stores=stores, templates=make_templates([TEMPLATES_DIR]),
+                   sessions=sessions)
+    app = site_app(site, [*fhir_routes(), *view_routes("portal_web.ehr.views", VIEW_MODULES)],
+                   static_dir=STATIC_DIR, state_name="ehr", max_body=MAX_BODY,
+                   api_prefixes=API_PREFIXES)
     app.state.fhir_tokens = TokenStore()
     return app

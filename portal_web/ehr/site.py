@@ -8,19 +8,17 @@ row of open tabs (kept in the session; a tab is a page the user opened, not an i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.templating import Jinja2Templates
 
-from portal_web.common.episode import EpisodeStores
-from portal_web.common.requests import principal_of, session_of
-from portal_web.common.sessions import Principal, SessionStore
+from portal_web.common.requests import here as here  # what a tab or a redirect goes back to
+from portal_web.common.requests import session_of
+from portal_web.common.requests import user_of as user_of  # the views' logged-in user
+from portal_web.common.site import PortalSite
 from portal_web.ehr.chart import PatientHeader, patient_header
-from portal_web.settings import PortalSettings
 from sandbox.stores.ehr import FormEncounter
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -39,41 +37,16 @@ class Tab:
 
 
 @dataclass
-class EhrSite:
+class EhrSite(PortalSite):
     """Everything the views of one web-EHR app share."""
 
-    settings: PortalSettings
-    stores: EpisodeStores
-    templates: Jinja2Templates
-    sessions: SessionStore
+    system: str = SYSTEM
 
-    # -- time and data ----------------------------------------------------------------
-    def now(self) -> datetime:
-        """Naive sandbox-local now: the only clock the EHR uses."""
-        return self.stores.now().replace(microsecond=0)
-
-    def today(self) -> date:
-        return self.now().date()
-
-    def reader(self):  # noqa: ANN201 - a SQLAlchemy Session
-        return self.stores.reader(SYSTEM)
-
-    def writer(self, request: Request):  # noqa: ANN201 - context manager of a Session
-        """An audited write transaction on behalf of the logged-in user (channel browser)."""
-        principal = principal_of(request)
-        if principal is None:
-            raise PermissionError("write attempted without a logged-in user")
-        return self.stores.writer(SYSTEM, principal)
-
-    # -- rendering --------------------------------------------------------------------
     def base_context(self, request: Request) -> dict[str, Any]:
         """What the page frame needs, for any request (also for error pages)."""
+        context = self.frame_context(request)
         session = getattr(request.state, "session", None)
         data = session.data if session is not None else {}
-        try:
-            now = self.now()
-        except Exception:  # noqa: BLE001 - an error page must render even without a clock
-            now = None
         patient = None
         pid = data.get("pid")
         if pid is not None and session is not None and session.principal is not None:
@@ -82,16 +55,9 @@ class EhrSite:
                     patient = patient_header(db, pid, self.today())
             except Exception:  # noqa: BLE001 - the frame must render even if the chart cannot
                 data.pop("pid", None)
-        return {
-            "user": session.principal if session is not None else None,
-            "now": now,
-            "tabs": [Tab(**t) for t in data.get("tabs", [])],
-            "active_tab": None,
-            "flash": data.pop("flash", None),
-            "errors": {},
-            "values": {},
-            "patient": patient,
-        }
+        context.update(tabs=[Tab(**t) for t in data.get("tabs", [])], active_tab=None,
+                       patient=patient)
+        return context
 
     def select_patient(self, request: Request, db, pid: int,  # noqa: ANN001
                        encounter: FormEncounter | None = None) -> PatientHeader:
@@ -105,15 +71,9 @@ class EhrSite:
         session = session_of(request)
         if tab is not None and request.method == "GET" and status_code == 200:
             open_tab(session.data, tab)
-        ctx = self.base_context(request)
-        ctx["active_tab"] = tab.key if tab else None
-        ctx.update(context or {})
-        return self.templates.TemplateResponse(request, template, ctx,
-                                               status_code=status_code)
-
-    def flash(self, request: Request, message: str) -> None:
-        """A one-line confirmation shown on the next page (e.g. "Vitals saved")."""
-        session_of(request).data["flash"] = message
+        return self.respond(request, template, {
+            **self.base_context(request), "active_tab": tab.key if tab else None,
+            **(context or {})}, status_code=status_code)
 
 
 def open_tab(data: dict[str, Any], tab: Tab) -> None:
@@ -128,16 +88,5 @@ def open_tab(data: dict[str, Any], tab: Tab) -> None:
         tabs.pop(0)
 
 
-def here(request: Request) -> str:
-    """The request's path and query (what a tab or a redirect goes back to)."""
-    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
-
-
 def site_of(request: Request) -> EhrSite:
     return request.app.state.ehr
-
-
-def user_of(request: Request) -> Principal:
-    principal = principal_of(request)
-    assert principal is not None, "view not guarded by login_required"
-    return principal

@@ -3,19 +3,12 @@ and error pages."""
 
 from __future__ import annotations
 
-import importlib
-
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount
-from starlette.staticfiles import StaticFiles
 
-import portal_web.common.convertors  # noqa: F401 - registers {x:id}
+from portal_web.common.app import site_app, view_routes
 from portal_web.common.episode import EpisodeStores
-from portal_web.common.errors import error_handlers
-from portal_web.common.middleware import BrowserSessionMiddleware
-from portal_web.common.sessions import SessionStore
+from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
 from portal_web.epa import formatting
 from portal_web.epa.pa_request import KEY_PATTERN
@@ -41,29 +34,12 @@ class RequestKeyConvertor(Convertor[str]):
 register_url_convertor("epakey", RequestKeyConvertor())
 
 
-def view_routes() -> list[BaseRoute]:
-    routes: list[BaseRoute] = []
-    for name in VIEW_MODULES:
-        module = importlib.import_module(f"portal_web.epa.views.{name}")
-        routes.extend(module.routes)
-    return routes
-
-
 def build_epa_app(settings: PortalSettings) -> Starlette:
     """The ePA portal of one episode (host ``epa.covermymeds.test``)."""
     stores = EpisodeStores(settings)
     templates = make_templates([TEMPLATES_DIR])
     formatting.register(templates.env)
-    sessions = SessionStore("cmm_session", settings.session_ttl_s,
-                            now=lambda: stores.clock.now_local())
-    site = EpaSite(settings=settings, stores=stores, templates=templates, sessions=sessions)
-    routes = [Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
-              *view_routes()]
-    app = Starlette(
-        routes=routes,
-        middleware=[Middleware(BrowserSessionMiddleware, store=sessions)],
-        exception_handlers=error_handlers(templates, base_context=site.base_context),
-        max_body_size=MAX_BODY,
-    )
-    app.state.epa = site
-    return app
+    site = EpaSite(settings=settings, stores=stores, templates=templates,
+                   sessions=episode_sessions(stores, "cmm_session", settings.session_ttl_s))
+    return site_app(site, view_routes("portal_web.epa.views", VIEW_MODULES),
+                    static_dir=STATIC_DIR, state_name="epa", max_body=MAX_BODY)

@@ -5,20 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from portal_web.common.account_site import (
-    AccountSite,
-    build_account_app,
-    login_routes,
-    new_site,
-    password_matches,
-)
-from portal_web.common.sessions import Principal
+from portal_web.common.account_site import AccountSite, build_account_app, new_site
+from portal_web.common.login import LoginPage, account_login, login_routes
 from portal_web.fax.transmitter import FaxTransmitter
 from portal_web.settings import PortalSettings
 from sandbox.stores.fax import FaxAccount
@@ -38,16 +31,6 @@ def transmitter_of(request: Request) -> FaxTransmitter:
     return request.app.state.transmitter
 
 
-def authenticate(site: AccountSite, username: str, password: str) -> Principal | None:
-    with site.reader() as db:
-        account = db.scalar(select(FaxAccount).where(FaxAccount.username == username))
-    if account is None or not account.active or not password_matches(
-            account.password_sha256, password):
-        return None
-    return Principal(username=account.username, user_id=account.id,
-                     display_name=account.display_name)
-
-
 async def home(request: Request) -> Response:
     return RedirectResponse(HOME, status_code=303)
 
@@ -56,11 +39,12 @@ def build_fax_app(settings: PortalSettings) -> Starlette:
     """The fax service of one episode (host ``fax.betacare.test``)."""
     from portal_web.fax.views import compose, resources, sent
 
-    site = new_site(settings, "fax", TEMPLATES_DIR, cookie="FAXLINK", home=HOME,
+    site = new_site(settings, "fax", TEMPLATES_DIR, cookie="FAXLINK",
                     frame={"product": PRODUCT})
     routes = [Route("/", home, methods=["GET"], name="home"),
-              *login_routes(authenticate, site_of=site_of), *compose.routes, *sent.routes,
-              *resources.routes]
+              *login_routes(account_login(FaxAccount), site_of=site_of,
+                           page=LoginPage(home=HOME)),
+              *compose.routes, *sent.routes, *resources.routes]
     app = build_account_app(site, routes, STATIC_DIR, "fax")
     app.state.transmitter = FaxTransmitter(site.stores, settings.run_dir)
     return app

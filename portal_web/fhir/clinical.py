@@ -208,8 +208,8 @@ def medication_requests(db: Session, today: dt.date, base: str) -> list[Entry]:
         if sig:
             resource["dosageInstruction"] = [{"text": sig}]
         quantity = (row.quantity or "").split()
-        if quantity and _number(quantity[0]) is not None:
-            amount: dict[str, Any] = {"value": _number(quantity[0])}
+        if quantity and numeric_value(quantity[0]) is not None:
+            amount: dict[str, Any] = {"value": numeric_value(quantity[0])}
             if len(quantity) > 1:
                 amount["unit"] = " ".join(quantity[1:])
             resource["dispenseRequest"]["quantity"] = amount
@@ -249,7 +249,9 @@ def surgeries(db: Session, today: dt.date, base: str) -> list[Entry]:
     return entries
 
 
-def _number(text: str) -> float | int | None:
+def numeric_value(text: str) -> float | int | None:
+    """A Quantity's value from stored text: an int when whole, else a float; None for text
+    that is not a number."""
     try:
         value = float(text)
     except ValueError:

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from portal_web.fhir.clinical import codings, encounter_refs, patient_refs
+from portal_web.fhir.clinical import codings, encounter_refs, numeric_value, patient_refs
 from portal_web.fhir.common import fhir_datetime
 from portal_web.fhir.resources import CATEGORY_SYSTEM, LOINC, row_uuid
 from portal_web.fhir.search import Entry, coded
@@ -150,7 +150,7 @@ def lab_observations(db: Session, today: dt.date, base: str) -> list[Entry]:
         if order.encounter_id in encounters:
             resource["encounter"] = {"reference": f"Encounter/{encounters[order.encounter_id]}"}
         value = (result.result or "").strip()
-        number = _number(value)
+        number = numeric_value(value)
         if result.result_data_type != "S" and number is not None:
             quantity: dict[str, Any] = {"value": number}
             if result.units:
@@ -176,11 +176,3 @@ def lab_observations(db: Session, today: dt.date, base: str) -> list[Entry]:
                              frozenset({"laboratory", f"{CATEGORY_SYSTEM}|laboratory"}),
                              encounters.get(order.encounter_id or -1), status))
     return entries
-
-
-def _number(text: str) -> float | int | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return int(value) if value.is_integer() else value

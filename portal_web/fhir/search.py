@@ -32,7 +32,7 @@ from portal_web.fhir.common import (
     ref_id,
     site_of,
 )
-from portal_web.fhir.oauth import scope_allows
+from portal_web.fhir.oauth import AccessToken, scope_allows
 
 DEFAULT_COUNT = 50
 MAX_COUNT = 200
@@ -183,14 +183,24 @@ def _int_param(value: str | None, default: int, name: str) -> int:
     return int(value)
 
 
-async def search(request: Request) -> Response:
+def _permitted(request: Request, interaction: str
+               ) -> tuple[ResourceType, AccessToken] | Response:
+    """The path's resource type and the request's token, when this server has the type and
+    the token allows ``interaction`` on it ("s" search, "r" read); else the answer."""
     name = request.path_params["rtype"]
     kind = REGISTRY.get(name)
     if kind is None:
         return unsupported_type(name)
-    auth = authorize(request, name, "s")
-    if isinstance(auth, Response):
-        return auth
+    auth = authorize(request, name, interaction)
+    return auth if isinstance(auth, Response) else (kind, auth)
+
+
+async def search(request: Request) -> Response:
+    permitted = _permitted(request, "s")
+    if isinstance(permitted, Response):
+        return permitted
+    kind, auth = permitted
+    name = request.path_params["rtype"]
     params = list(request.query_params.multi_items())
     query = dict(request.query_params)
     try:
@@ -269,13 +279,11 @@ def _included(request: Request, target: str, page: list[Entry]) -> list[dict[str
 
 
 async def read(request: Request) -> Response:
+    permitted = _permitted(request, "r")
+    if isinstance(permitted, Response):
+        return permitted
+    kind, _ = permitted
     name = request.path_params["rtype"]
-    kind = REGISTRY.get(name)
-    if kind is None:
-        return unsupported_type(name)
-    auth = authorize(request, name, "r")
-    if isinstance(auth, Response):
-        return auth
     rid = request.path_params["rid"]
     found = next((e for e in load(request, kind) if e.id == rid), None)
     if found is None:

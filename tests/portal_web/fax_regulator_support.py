@@ -5,12 +5,8 @@ real Chromium serving several sites at once (each host mapped to one local serve
 from __future__ import annotations
 
 import re
-import shutil
-import socket
-import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,10 +17,9 @@ from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.clock import SharedClock
 from sandbox.extract import extract_run
-from sandbox.seeding import seed_task
-from tests.portal_web.browser import CHROMIUM_ARGS, VIEWPORT
+from tests.portal_web.browser import headless_page
 from tests.portal_web.support import PASSWORDS as EHR_PASSWORDS
-from tests.portal_web.support import tokens
+from tests.portal_web.support import SeedCache, audit_mark, graded, store_rows, tokens
 
 FAX = "http://fax.betacare.test"
 REGULATOR = "http://review.insurance.state.test"
@@ -34,39 +29,24 @@ REGULATOR_LOGIN = ("dwhitfield.rfm", "StateReview#2026")
 FEEDBACK = re.compile(r'class="[^"]*invalid-feedback[^"]*"[^>]*>([^<]+)<')
 CATALOG = load_catalog()
 EPISODE = "ep-payers"
-
-
-class PayerSeeds:
-    """Seeds each (task, variant) once, with this suite's episode id, and hands out copies."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.count = 0
-
-    def run(self, alias: str, variant: str | None = None) -> Path:
-        key = f"{alias}-{variant or 'default'}"
-        template = self.root / "templates" / key
-        if not template.exists():
-            seed_task(CATALOG.get(alias), variant, template, episode_id=EPISODE)
-        self.count += 1
-        copy = self.root / "runs" / f"{key}-{self.count}"
-        shutil.copytree(template, copy)
-        return copy
+ROSS_PA_FORM = {  # Beta Care's PA form for Hannah Ross as pa-07's gold fills it
+    "patient_name": "Ross, Hannah", "patient_dob": "1983-06-25", "member_id": "BTC55120987",
+    "ordering_provider": "Kwame Osei, MD", "ordering_npi": "1234567893",
+    "provider_phone": "217-555-0100", "provider_fax": "217-555-0199", "cpt_code": "74160",
+    "icd10_code": "R93.2", "service_date": "2026-10-27",
+    "facility_name": "Springfield Imaging Center", "facility_npi": "1468205731",
+    "symptom_onset": "2026-09-07", "prior_imaging_date": "2026-10-02"}
 
 
 @pytest.fixture(scope="session")
-def payer_seeds(tmp_path_factory: pytest.TempPathFactory) -> PayerSeeds:
-    return PayerSeeds(tmp_path_factory.mktemp("payer-seeds"))
+def payer_seeds(tmp_path_factory: pytest.TempPathFactory) -> SeedCache:
+    """Each (task, variant) seeded once with this suite's episode id; fresh copies."""
+    return SeedCache(tmp_path_factory.mktemp("payer-seeds"), EPISODE)
 
 
 def grade_run(alias: str, run_dir: Path, out: Path):  # noqa: ANN201 - verifier.Report
     """Extract the run as an episode ends, then grade the extract (rubric judge)."""
-    from verifier import grade
-
-    extract = extract_run(run_dir, out)
-    report = grade(CATALOG.get(alias), extract, judge="rubric")
-    assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
-    return report
+    return graded(CATALOG.get(alias), extract_run(run_dir, out))
 
 
 def fractions(report) -> dict[str, float | None]:  # noqa: ANN001
@@ -115,15 +95,10 @@ class Site:
                                 files=files, follow_redirects=follow)
 
     def query(self, sql: str, *params: object) -> list[tuple]:
-        path = self.run_dir / "stores" / f"{self.system}.sqlite"
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            return conn.execute(sql, params).fetchall()
-        finally:
-            conn.close()
+        return store_rows(self.run_dir, self.system, sql, *params)
 
     def audit_mark(self) -> int:
-        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+        return audit_mark(self.run_dir, self.system)
 
     def audit_since(self, mark: int) -> list[tuple]:
         return self.query("select channel, episode_id, actor, action, table_name from "
@@ -191,64 +166,13 @@ def deliver(fax: Site, seconds: float = 600) -> None:
 
 
 # -- real Chromium ---------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def serve_sites(run_dir: Path, sites: list[str], episode_id: str = "ep-browser"
-                ) -> Iterator[int]:
-    """Serve the run's ``sites`` on one loopback port (hosts tell them apart)."""
-    import uvicorn
-
-    app = create_app({"run_dir": run_dir, "episode_id": episode_id, "sites": sites})
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, name="payer-uvicorn", daemon=True)
-    thread.start()
-    ready = threading.Event()
-    while not server.started and thread.is_alive():
-        ready.wait(0.02)
-    if not server.started:
-        raise RuntimeError("uvicorn did not start")
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
 HOSTS = ("fax.betacare.test", "review.insurance.state.test", "emr.clinic.test",
          "workspace.local")
 
 
-@contextmanager
-def chromium_page(port: int) -> Iterator:
+def chromium_page(port: int) -> AbstractContextManager:
     """A Playwright page in headless Chromium at 1280x800 with the sandbox hosts mapped."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.portal_web.browser import CHROMIUM
-
-    rules = ", ".join(f"MAP {h} 127.0.0.1:{port}" for h in HOSTS)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
-            *CHROMIUM_ARGS, f"--host-resolver-rules={rules}"])
-        try:
-            context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-            yield context.new_page()
-        finally:
-            browser.close()
-
-
-def browser_login(page, origin: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{origin}/login")
-    page.fill("#username", username)
-    page.fill("#password", password)
-    page.click("#login-button")
-    page.wait_for_url(lambda url: "/login" not in url)
+    return headless_page(port, HOSTS)
 
 
 def task(alias: str):  # noqa: ANN201 - a TaskSpec

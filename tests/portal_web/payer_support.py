@@ -7,7 +7,6 @@ the acme store straight from SQLite, and grades the run with the task's verifier
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from portal_web.payer_api.edi import read_interchange
 from portal_web.payer_api.guides import guide_for
 from portal_web.payer_api.rules import check_transaction
 from tests.portal_web.payer_x12 import Document, questionnaire_document
-from tests.portal_web.support import CATALOG, SeedCache
+from tests.portal_web.support import CATALOG, SeedCache, add_rows, store_rows
 
 API = "http://api.acmehealth.test"
 X12 = {"Content-Type": "application/EDI-X12"}
@@ -37,12 +36,7 @@ class PayerRun:
         return self.client.post("/x12/278", content=body, headers=X12, auth=auth)
 
     def query(self, system: str, sql: str, *params: object) -> list[tuple]:
-        conn = sqlite3.connect(f"file:{self.run_dir / 'stores' / f'{system}.sqlite'}?mode=ro",
-                               uri=True)
-        try:
-            return conn.execute(sql, params).fetchall()
-        finally:
-            conn.close()
+        return store_rows(self.run_dir, system, sql, *params)
 
     def cases(self) -> list[tuple]:
         return self.query("acme", "select id, reference_number, status, service_code, "
@@ -71,26 +65,9 @@ def payer_run(seeds: SeedCache, alias: str = "pa-18", extra_acme: str | None = N
     meta["episode_id"] = EPISODE
     (run_dir / "run.json").write_text(json.dumps(meta))
     if extra_acme:
-        add_seed_rows(run_dir, "acme", extra_acme)
+        add_rows(run_dir, extra_acme, "acme", starting_state=True)
     app = create_app({"run_dir": run_dir, "episode_id": EPISODE, "sites": ["acme_api", "ehr"]})
     return PayerRun(alias, run_dir, TestClient(app, base_url=API))
-
-
-def add_seed_rows(run_dir: Path, system: str, rows_yaml: str) -> None:
-    """Rows that belong to the starting state (loaded as seed, then snapshotted again)."""
-    from sandbox.clock import SandboxClock
-    from sandbox.seeding import load_rows, snapshot
-    from sandbox.stores import open_store
-
-    path = run_dir / f"extra_{system}.yaml"
-    path.write_text(rows_yaml)
-    store = open_store(system, run_dir / "stores" / f"{system}.sqlite",
-                       SandboxClock.load(run_dir / "clock.json"))
-    try:
-        load_rows(store, path)
-    finally:
-        store.dispose()
-    snapshot(run_dir)
 
 
 def scores(report: verifier.Report) -> dict[str, float]:

@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import uvicorn
-
-from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.seeding import seed_task
-from tests.portal_web.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, free_port
+from tests.portal_web.browser import browser_login, headless_page, serve_sites
 from tests.portal_web.screenshots import shoot
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,48 +29,6 @@ witnessed by her bed partner most nights (attached questionnaire), and hypertens
 type 2 diabetes. Please approve the in-lab study.
 
 Lisa Brandt, MD, Sleep Medicine"""
-
-
-@contextmanager
-def serve(run_dir: Path) -> Iterator[int]:
-    """The run's Acme portal and DME portal on one loopback port."""
-    app = create_app({"run_dir": run_dir, "episode_id": "ep-screenshots",
-                      "sites": ["acme", "dme"]})
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, name="acme-post-uvicorn", daemon=True)
-    thread.start()
-    ready = threading.Event()
-    while not server.started and thread.is_alive():
-        ready.wait(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-@contextmanager
-def chromium(port: int) -> Iterator:
-    from playwright.sync_api import sync_playwright
-
-    rules = ",".join(f"MAP {host} 127.0.0.1:{port}" for host in HOSTS)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
-            *CHROMIUM_ARGS, f"--host-resolver-rules={rules}"])
-        try:
-            yield browser.new_context(viewport=VIEWPORT).new_page()
-        finally:
-            browser.close()
-
-
-def login(page, origin: str, username: str, password: str) -> None:  # noqa: ANN001
-    page.goto(f"{origin}/login")
-    page.fill("#username", username)
-    page.fill("#password", password)
-    page.click("#login-button")
-    page.wait_for_url(lambda url: "/login" not in url)
 
 
 def run(alias: str, work: Path, variant: str | None = None) -> Path:
@@ -146,8 +98,10 @@ def main(out: Path) -> None:
                  [claim_pages]),
                 ("pa-04", "complete-docs", "riverside.pa", "AcmePortal#2026", DME,
                  [dme_order])):
-            with serve(run(alias, work, variant)) as port, chromium(port) as page:
-                login(page, origin, user, password)
+            with serve_sites(run(alias, work, variant), ["acme", "dme"],
+                             "ep-screenshots") as port, \
+                    headless_page(port, HOSTS, downloads=False) as page:
+                browser_login(page, origin, user, password)
                 for scene in scenes:
                     scene(page, out)
 

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.seeding import seed_task
+from tests.portal_web.browser import browser_login, serve_sites
 from tests.portal_web.fax_regulator_support import (
     CATALOG,
     EHR,
@@ -19,23 +20,15 @@ from tests.portal_web.fax_regulator_support import (
     FAX_LOGIN,
     REGULATOR,
     REGULATOR_LOGIN,
+    ROSS_PA_FORM,
     advance_clock,
-    browser_login,
     chromium_page,
-    serve_sites,
 )
 from tests.portal_web.screenshots import shoot
 from tests.portal_web.support import PASSWORDS
 from tests.verifier.tasks.pa_support import fill_pdf
 
 REPO = Path(__file__).resolve().parents[2]
-ROSS = {
-    "patient_name": "Ross, Hannah", "patient_dob": "1983-06-25", "member_id": "BTC55120987",
-    "ordering_provider": "Kwame Osei, MD", "ordering_npi": "1234567893",
-    "provider_phone": "217-555-0100", "provider_fax": "217-555-0199", "cpt_code": "74160",
-    "icd10_code": "R93.2", "service_date": "2026-10-27",
-    "facility_name": "Springfield Imaging Center", "facility_npi": "1468205731",
-    "symptom_onset": "2026-09-07", "prior_imaging_date": "2026-10-02"}
 
 
 def seeded(alias: str, work: Path) -> Path:
@@ -57,7 +50,7 @@ def send(page, number: str, subject: str, message: str,  # noqa: ANN001 - playwr
 def fax_screens(work: Path, out: Path) -> None:
     run = seeded("pa-07", work)
     form = work / "beta_pa_form_Ross_Hannah.pdf"
-    form.write_bytes(fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), ROSS))
+    form.write_bytes(fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), ROSS_PA_FORM))
     with serve_sites(run, ["fax", "ehr"], EPISODE) as port, chromium_page(port) as page:
         page.goto(f"{EHR}/login")
         page.fill("#authUser", "pa.coord")

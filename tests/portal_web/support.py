@@ -1,7 +1,9 @@
 """Test support for the web EHR: seeded runs, a logged-in browser-like client, audit reads.
 
 Runs are seeded once per task (``seed_task`` into a per-session cache) and copied for each
-test, so every test starts from the task's exact seeded state.
+test, so every test starts from the task's exact seeded state. The run-level pieces (the
+seed cache, read-only store queries, the audit mark, grading with the task's verifier) serve
+the payer sites' test support too.
 """
 
 from __future__ import annotations
@@ -10,14 +12,18 @@ import json
 import re
 import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.testclient import TestClient
 
 from portal_web import create_app
-from sandbox.catalog import load_catalog
+from sandbox.catalog import TaskSpec, load_catalog
 from sandbox.seeding import seed_task
+from sandbox.stores import Store, open_store
+from verifier import Report, grade
 
 HOST = "http://emr.clinic.test"
 PASSWORDS = {"dr.osei": "Riverside!Osei26", "nurse.kelly": "Riverside!Kelly26",
@@ -43,38 +49,105 @@ medication_administration:
 """
 
 
-def add_rows(run_dir: Path, rows_yaml: str) -> None:
-    """Insert extra rows (as seed rows) into a run's ehr store before the app starts."""
+@contextmanager
+def run_store(run_dir: Path, system: str) -> Iterator[Store]:
+    """The run's ``system`` store on the run's sandbox clock, disposed on leaving (for rows
+    a test sets up before an app opens the store)."""
     from sandbox.clock import SandboxClock
-    from sandbox.seeding import load_rows
-    from sandbox.stores import open_store
 
-    path = run_dir / "extra_rows.yaml"
-    path.write_text(rows_yaml)
-    store = open_store("ehr", run_dir / "stores" / "ehr.sqlite",
+    store = open_store(system, run_dir / "stores" / f"{system}.sqlite",
                        SandboxClock.load(run_dir / "clock.json"))
     try:
-        load_rows(store, path)
+        yield store
     finally:
         store.dispose()
 
 
-class SeedCache:
-    """Seeds each (task, variant) once into ``root`` and hands out fresh copies."""
+def add_rows(run_dir: Path, rows_yaml: str, system: str = "ehr", *,
+             starting_state: bool = False) -> None:
+    """Insert extra rows (as seed rows) into a run's ``system`` store before the app starts.
 
-    def __init__(self, root: Path):
+    With ``starting_state`` they belong to the task's starting state too: the store is
+    checkpointed and snapshotted again as the seed (what a reset returns to).
+    """
+    from sandbox.seeding import checkpoint, load_rows, snapshot
+
+    path = run_dir / f"extra-{system}.yaml"
+    path.write_text(rows_yaml)
+    with run_store(run_dir, system) as store:
+        load_rows(store, path)
+    if starting_state:
+        checkpoint(run_dir / "stores" / f"{system}.sqlite")
+        snapshot(run_dir)
+
+
+class SeedCache:
+    """Seeds each (task, variant) once into ``root`` and hands out fresh copies.
+
+    ``episode_id`` is the seeds' episode id (``seed_task``'s default when None): a suite
+    whose apps run under that id has every write it makes counted as the episode's.
+    """
+
+    def __init__(self, root: Path, episode_id: str | None = None):
         self.root = root
+        self.episode_id = episode_id
         self.count = 0
 
     def run(self, alias: str, variant: str | None = None) -> Path:
         key = f"{alias}-{variant or 'default'}"
         template = self.root / "templates" / key
         if not template.exists():
-            seed_task(CATALOG.get(alias), variant, template)
+            episode = {} if self.episode_id is None else {"episode_id": self.episode_id}
+            seed_task(CATALOG.get(alias), variant, template, **episode)
         self.count += 1
         copy = self.root / "runs" / f"{key}-{self.count}"
         shutil.copytree(template, copy)
         return copy
+
+
+def store_rows(run_dir: Path, system: str, sql: str, *params: object) -> list[tuple]:
+    """A read-only query on the run's ``system`` store, straight from SQLite."""
+    conn = sqlite3.connect(f"file:{run_dir / 'stores' / f'{system}.sqlite'}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def audit_mark(run_dir: Path, system: str) -> int:
+    """The id of the store's last audit entry (what a test's actions write comes after)."""
+    return store_rows(run_dir, system, "select coalesce(max(id), 0) from audit_log")[0][0]
+
+
+def graded(spec: TaskSpec, run: Path) -> Report:
+    """``run`` (a run directory or its extract) graded with the task's verifier and the
+    deterministic rubric judge; every check must have been graded."""
+    report = grade(spec, run, judge="rubric")
+    assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
+    return report
+
+
+class GradedRun:
+    """A task run graded as an episode ends: the apps' stores closed (their WAL folded
+    back), then the task's verifier on the run directory."""
+
+    spec: TaskSpec
+    path: Path
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def grade(self) -> Report:
+        self.close()
+        return graded(self.spec, self.path)
+
+    def fractions(self) -> list[float | None]:
+        return [c.fraction for c in self.grade().checks]
+
+    def score(self) -> float:
+        score = self.grade().score
+        assert score is not None
+        return score
 
 
 def tokens(html: str) -> dict[str, str]:
@@ -121,15 +194,10 @@ class Ehr:
 
     # -- store reads (read-only, straight from SQLite) -----------------------------------
     def query(self, sql: str, *params: object) -> list[tuple]:
-        conn = sqlite3.connect(f"file:{self.run_dir / 'stores' / 'ehr.sqlite'}?mode=ro",
-                               uri=True)
-        try:
-            return conn.execute(sql, params).fetchall()
-        finally:
-            conn.close()
+        return store_rows(self.run_dir, "ehr", sql, *params)
 
     def audit_mark(self) -> int:
-        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+        return audit_mark(self.run_dir, "ehr")
 
     def audit_since(self, mark: int) -> list[dict]:
         rows = self.query("select channel, episode_id, actor, action, table_name, row_pk, after "

@@ -15,18 +15,15 @@ import hashlib
 import io
 import json
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 import httpx
 import pypdf
-import uvicorn
 from fhir.resources.R4B import get_fhir_model_class
 from fhirpy import SyncFHIRClient
 
 from portal_web import create_app
-from tests.portal_web.browser import free_port
+from tests.portal_web.browser import serve_app
 from tests.portal_web.payer_support import EPISODE, assert_conforming_reply, reference_of, scores
 from tests.portal_web.payer_x12 import (
     Document,
@@ -34,28 +31,16 @@ from tests.portal_web.payer_x12 import (
     questionnaire_document,
     request_with_attachments,
 )
+from tests.portal_web.support import store_rows
 
 ICD10 = "http://hl7.org/fhir/sid/icd-10-cm"
 
 
-@contextmanager
-def serve(run_dir) -> Iterator[int]:  # noqa: ANN001
+def serve(run_dir) -> AbstractContextManager[int]:  # noqa: ANN001
+    """The EHR on 127.0.0.1 and Acme's API on localhost, on one loopback port."""
     app = create_app({"run_dir": run_dir, "episode_id": EPISODE,
                       "hosts": {"127.0.0.1": "ehr", "localhost": "acme_api"}})
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, name="api-uvicorn", daemon=True)
-    thread.start()
-    ready = threading.Event()
-    while not server.started and thread.is_alive():
-        ready.wait(0.02)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    return serve_app(app, "api")
 
 
 def validated(resource) -> dict:  # noqa: ANN001
@@ -154,11 +139,6 @@ def test_fhir_client_and_x12_solve_pa18(seeds):
 
 
 def _stored(run_dir, title: str) -> list[bytes]:  # noqa: ANN001
-    import sqlite3
-
-    conn = sqlite3.connect(f"file:{run_dir / 'stores' / 'ehr.sqlite'}?mode=ro", uri=True)
-    try:
-        return [bytes(r[0]) for r in conn.execute(
-            "select document_data from documents where name = ? and foreign_id = 101", (title,))]
-    finally:
-        conn.close()
+    return [bytes(r[0]) for r in store_rows(
+        run_dir, "ehr", "select document_data from documents where name = ? and "
+                        "foreign_id = 101", title)]

@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from tests.portal_web.fax_regulator_support import (  # noqa: F401 - payer_seeds is a fixture
     EPISODE,
     FAX_LOGIN,
+    ROSS_PA_FORM,
     advance_clock,
     deliver,
     fax_client,
@@ -24,14 +25,6 @@ from tests.portal_web.fax_regulator_support import (  # noqa: F401 - payer_seeds
 from tests.portal_web.support import tokens
 from tests.verifier.tasks.pa_support import fill_pdf
 
-GOLD_FORM = {
-    "patient_name": "Ross, Hannah", "patient_dob": "1983-06-25", "member_id": "BTC55120987",
-    "ordering_provider": "Kwame Osei, MD", "ordering_npi": "1234567893",
-    "provider_phone": "217-555-0100", "provider_fax": "217-555-0199", "cpt_code": "74160",
-    "icd10_code": "R93.2", "service_date": "2026-10-27",
-    "facility_name": "Springfield Imaging Center", "facility_npi": "1468205731",
-    "symptom_onset": "2026-09-07", "prior_imaging_date": "2026-10-02"}
-
 
 @pytest.fixture
 def fax(payer_seeds):  # noqa: F811
@@ -39,7 +32,7 @@ def fax(payer_seeds):  # noqa: F811
 
 
 def filled_form(fax) -> bytes:  # noqa: ANN001
-    return fill_pdf((fax.run_dir / "input" / "beta_pa_form.pdf").read_bytes(), GOLD_FORM)
+    return fill_pdf((fax.run_dir / "input" / "beta_pa_form.pdf").read_bytes(), ROSS_PA_FORM)
 
 
 def jobs(fax) -> list[tuple]:  # noqa: ANN001
@@ -94,7 +87,7 @@ def test_the_sink_keeps_cover_then_documents_with_the_typed_form_values(fax):
     assert "Right upper quadrant pain" in text
     assert "P. 2/3" in form  # the transmit header line on every page
     fields = {k: v.get("/V") for k, v in reader.get_fields().items()}
-    assert fields == GOLD_FORM
+    assert fields == ROSS_PA_FORM
 
 
 def test_without_a_cover_sheet_the_sink_starts_with_the_form(fax):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import io
 import shutil
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -20,32 +19,25 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from tests.portal_web.browser import CHROMIUM
+from tests.portal_web.browser import CHROMIUM, browser_login, serve_sites
 from tests.portal_web.fax_regulator_support import (  # noqa: F401 - payer_seeds is a fixture
     EPISODE,
     FAX,
     FAX_LOGIN,
     REGULATOR,
     REGULATOR_LOGIN,
+    ROSS_PA_FORM,
     advance_clock,
-    browser_login,
     chromium_page,
     payer_seeds,
-    serve_sites,
 )
+from tests.portal_web.support import store_rows
 from tests.verifier.tasks.pa_support import fill_pdf
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
 ]
-FORM_VALUES = {
-    "patient_name": "Ross, Hannah", "patient_dob": "1983-06-25", "member_id": "BTC55120987",
-    "ordering_provider": "Kwame Osei, MD", "ordering_npi": "1234567893",
-    "provider_phone": "217-555-0100", "provider_fax": "217-555-0199", "cpt_code": "74160",
-    "icd10_code": "R93.2", "service_date": "2026-10-27",
-    "facility_name": "Springfield Imaging Center", "facility_npi": "1468205731",
-    "symptom_onset": "2026-09-07", "prior_imaging_date": "2026-10-02"}
 
 
 def sink_fields(run: Path) -> tuple[int, dict]:
@@ -77,7 +69,7 @@ def test_a_fax_with_attachments_chosen_in_the_file_input(payer_seeds, tmp_path):
     run = payer_seeds.run("pa-07")
     form = tmp_path / "beta_pa_form_filled.pdf"
     form.write_bytes(fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(),
-                              FORM_VALUES))
+                              ROSS_PA_FORM))
     note = tmp_path / "visit-note.txt"
     note.write_text("Office visit 2026-10-14: indeterminate liver lesion, CT ordered.\n")
     with serve_sites(run, ["fax"], EPISODE) as port, chromium_page(port) as page:
@@ -85,7 +77,7 @@ def test_a_fax_with_attachments_chosen_in_the_file_input(payer_seeds, tmp_path):
         assert confirmation == "FX-1019-004201"
         assert page.locator("#job-documents tbody tr").count() == 2
     pages, fields = sink_fields(run)
-    assert pages == 3 and fields == FORM_VALUES
+    assert pages == 3 and fields == ROSS_PA_FORM
 
 
 def test_an_external_review_filed_with_a_document(payer_seeds):  # noqa: F811
@@ -123,14 +115,11 @@ def test_an_external_review_filed_with_a_document(payer_seeds):  # noqa: F811
         page.click("#submit-request")
         page.wait_for_url("**/requests/1?submitted=1")
         assert page.inner_text("#reference-number") == "ER-2026-004401"
-    conn = sqlite3.connect(f"file:{run / 'stores' / 'regulator.sqlite'}?mode=ro", uri=True)
-    try:
-        assert conn.execute("select status, insurer_name, service_code from external_reviews"
-                            ).fetchall() == [("submitted", "Acme Health", "77525")]
-        assert conn.execute("select content from review_documents").fetchall() == [
-            (letter.read_bytes(),)]
-    finally:
-        conn.close()
+    assert store_rows(run, "regulator", "select status, insurer_name, service_code from "
+                                        "external_reviews") == [
+        ("submitted", "Acme Health", "77525")]
+    assert store_rows(run, "regulator", "select content from review_documents") == [
+        (letter.read_bytes(),)]
 
 
 # -- the PDF viewer of the locked-down workstation browser ----------------------------------
@@ -214,13 +203,13 @@ def test_the_pdf_viewer_fills_and_saves_the_form_under_the_lockdown(payer_seeds,
     saved = wait_for(lambda: next(iter((run / "downloads").glob("ross_pa_form_filled.pdf")),
                                   None), what="the saved copy in Downloads")
     fields = {k: v.get("/V") for k, v in PdfReader(saved).get_fields().items()}
-    assert fields == FORM_VALUES
+    assert fields == ROSS_PA_FORM
 
     # the saved copy, faxed from Downloads, reaches the sink with the typed values
     with serve_sites(run, ["fax"], EPISODE) as port, chromium_page(port) as page:
         fax_through_browser(page, run, [saved])
     pages, fields = sink_fields(run)
-    assert pages == 2 and fields == FORM_VALUES
+    assert pages == 2 and fields == ROSS_PA_FORM
 
 
 def fill_and_save(display: str) -> None:
@@ -234,7 +223,7 @@ def fill_and_save(display: str) -> None:
     xdotool(display, "key", "Return")
     x, y = wait_for(lambda: first_form_field(display), what="the PDF viewer's form fields")
     xdotool(display, "mousemove", str(x), str(y), "click", "1")
-    for value in FORM_VALUES.values():
+    for value in ROSS_PA_FORM.values():
         xdotool(display, "type", "--delay", "15", value)
         xdotool(display, "key", "Tab")
     xdotool(display, "key", "ctrl+s")

@@ -11,6 +11,7 @@ import pytest
 from sandbox.stores.regulator import FORM_FIELDS
 from tests.portal_web.fax_regulator_support import (  # noqa: F401 - payer_seeds is a fixture
     EPISODE,
+    ROSS_PA_FORM,
     deliver,
     ehr_client,
     fax_client,
@@ -66,13 +67,6 @@ def confirmation(fax, n: int = -1) -> str:  # noqa: ANN001
 
 
 # -- pa-07: the Beta Care PA form, filled and faxed -------------------------------------------
-PA07_FORM = {
-    "patient_name": "Ross, Hannah", "patient_dob": "1983-06-25", "member_id": "BTC55120987",
-    "ordering_provider": "Kwame Osei, MD", "ordering_npi": "1234567893",
-    "provider_phone": "217-555-0100", "provider_fax": "217-555-0199", "cpt_code": "74160",
-    "icd10_code": "R93.2", "service_date": "2026-10-27",
-    "facility_name": "Springfield Imaging Center", "facility_npi": "1468205731",
-    "symptom_onset": "2026-09-07", "prior_imaging_date": "2026-10-02"}
 FORM, ATTACH, DEST, LOG = 0.50, 0.20, 0.15, 0.15
 
 
@@ -81,7 +75,7 @@ def pa07(payer_seeds, tmp_path, *, to: str = PA_LINE, cover: bool = True,  # noq
          note_first: bool = False, queued_after: int = 0) -> dict:
     run = payer_seeds.run("pa-07")
     ehr, fax = ehr_client(run, EPISODE), fax_client(run, EPISODE)
-    filled = fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), form or PA07_FORM)
+    filled = fill_pdf((run / "input" / "beta_pa_form.pdf").read_bytes(), form or ROSS_PA_FORM)
     files = [("beta_pa_form_filled.pdf", filled)]
     if note:
         files.insert(0 if note_first else 1, ehr_document(ehr, 107, 1001))
@@ -112,7 +106,7 @@ def test_pa07_done_through_the_sites_scores_full(payer_seeds, tmp_path):  # noqa
     ({"note_first": True}, FORM + ATTACH / 2 + DEST + LOG),  # the note before the form
     ({"times": 2}, FORM + ATTACH + LOG),                  # sent twice: not exactly one fax
     ({"queued_after": 1}, FORM + ATTACH + LOG),           # the second still on its way
-    ({"form": {**PA07_FORM, "icd10_code": "R10.11"}},     # the secondary diagnosis
+    ({"form": {**ROSS_PA_FORM, "icd10_code": "R10.11"}},     # the secondary diagnosis
      FORM * 13 / 14 + ATTACH + DEST + LOG),
 ])
 def test_pa07_each_mistake_costs_its_share(payer_seeds, tmp_path, mistake,  # noqa: F811

@@ -12,6 +12,7 @@ same decision needs the user to acknowledge the earlier one — both mistakes st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -37,7 +38,7 @@ from portal_web.acme.references import APPEAL, next_reference
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import phone
 from portal_web.acme.uploads import read_upload, store_attachment
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post, posted_form
 from sandbox.stores.acme import STATUS_LABELS, Appeal, Attachment, Claim, Member, PaCase
 
 AREA = "appeals"
@@ -299,15 +300,20 @@ async def edit_appeal(request: Request) -> Response:
         return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
-# -- step 2: documents -------------------------------------------------------------------
-def _documents_context(request: Request, appeal: Appeal, subject: Subject,
-                       attachments: list[Attachment], values: dict[str, Any],
-                       errors: dict[str, str]) -> dict[str, Any]:
+# -- steps 2 and 3 of a draft -------------------------------------------------------------
+StepContext = Callable[[Request, Appeal, Subject, list[Attachment], dict[str, Any],
+                        dict[str, str]], dict[str, Any]]
+
+
+def _draft_step_context(request: Request, appeal: Appeal, subject: Subject,
+                        attachments: list[Attachment], step: int, values: dict[str, Any],
+                        errors: dict[str, str]) -> dict[str, Any]:
+    """What the documents and the review step of a draft appeal both show."""
     return {
         "page_title": ("Second-level appeal" if appeal.level == 2 else "First-level appeal"),
         "appeal": appeal, "subject": subject, "attachments": attachments, "steps": STEPS,
-        "step": 2, "values": values, "errors": errors, "today": site_of(request).today(),
-        "labels": STATUS_LABELS, **upload_context(),
+        "step": step, "values": values, "errors": errors, "today": site_of(request).today(),
+        "labels": STATUS_LABELS,
         "breadcrumbs": _crumbs(("File an appeal", "/appeals/new"), (subject.title, None)),
     }
 
@@ -317,148 +323,142 @@ def _attachments(db, appeal_id: int) -> list[Attachment]:  # noqa: ANN001
                            .order_by(Attachment.id)))
 
 
-@area_view(AREA)
-async def documents(request: Request) -> Response:
+def _draft_step_page(request: Request, template: str, context_of: StepContext) -> Response:
+    """A step page of the user's draft appeal (GET), with its documents so far."""
     site = site_of(request)
     appeal_id = int(request.path_params["appeal_id"])
     with site.reader() as db:
         appeal, subject = _draft(db, appeal_id, user_of(request))
         attachments = _attachments(db, appeal_id)
-        return site.render(request, "appeals_documents.html", _documents_context(
+        return site.render(request, template, context_of(
             request, appeal, subject, attachments, {}, {}), area=AREA)
 
 
+# -- step 2: documents -------------------------------------------------------------------
+def _documents_context(request: Request, appeal: Appeal, subject: Subject,
+                       attachments: list[Attachment], values: dict[str, Any],
+                       errors: dict[str, str]) -> dict[str, Any]:
+    return {**_draft_step_context(request, appeal, subject, attachments, 2, values, errors),
+            **upload_context()}
+
+
 @area_view(AREA)
-async def upload(request: Request) -> Response:
+async def documents(request: Request) -> Response:
+    return _draft_step_page(request, "appeals_documents.html", _documents_context)
+
+
+@area_view(AREA)
+@form_post
+async def upload(request: Request, form: PostedForm) -> Response:
     """Attach one document (the browser's file chooser) to a draft appeal."""
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        document = await read_upload(form.data, form.reader.errors)
-        with site.reader() as db:
-            appeal, subject = _draft(db, appeal_id, user)
-            attachments = _attachments(db, appeal_id)
-            if len(attachments) >= 20 and document is not None:
-                form.reader.fail("file", "An appeal can carry at most 20 documents; remove "
-                                         "one before attaching another.")
-            if not form.reader.ok:
-                return site.render(request, "appeals_documents.html", _documents_context(
-                    request, appeal, subject, attachments, form.reader.raw,
-                    form.reader.errors), area=AREA)
-        assert document is not None
-        with site.writer(request) as db:
-            _draft(db, appeal_id, user)
-            store_attachment(db, document, appeal_id=appeal_id, uploaded_by=user.username,
-                             uploaded_at=site.now())
-        site.flash(request, f"{document.filename} attached.")
-        return form.redirect(f"/appeals/{appeal_id}/documents")
+    document = await read_upload(form.data, form.reader.errors)
+    with site.reader() as db:
+        appeal, subject = _draft(db, appeal_id, user)
+        attachments = _attachments(db, appeal_id)
+        if len(attachments) >= 20 and document is not None:
+            form.reader.fail("file", "An appeal can carry at most 20 documents; remove "
+                                     "one before attaching another.")
+        if not form.reader.ok:
+            return site.render(request, "appeals_documents.html", _documents_context(
+                request, appeal, subject, attachments, form.reader.raw,
+                form.reader.errors), area=AREA)
+    assert document is not None
+    with site.writer(request) as db:
+        _draft(db, appeal_id, user)
+        store_attachment(db, document, appeal_id=appeal_id, uploaded_by=user.username,
+                         uploaded_at=site.now())
+    site.flash(request, f"{document.filename} attached.")
+    return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
 @area_view(AREA)
-async def remove_document(request: Request) -> Response:
+@form_post
+async def remove_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
     attachment_id = int(request.path_params["attachment_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            _draft(db, appeal_id, user)
-            row = db.get(Attachment, attachment_id)
-            if row is None or row.appeal_id != appeal_id:
-                raise _not_found(f"Document {attachment_id} of this appeal")
-            name = row.filename
-            db.delete(row)
-        site.flash(request, f"{name} removed.")
-        return form.redirect(f"/appeals/{appeal_id}/documents")
+    with site.writer(request) as db:
+        _draft(db, appeal_id, user)
+        row = db.get(Attachment, attachment_id)
+        if row is None or row.appeal_id != appeal_id:
+            raise _not_found(f"Document {attachment_id} of this appeal")
+        name = row.filename
+        db.delete(row)
+    site.flash(request, f"{name} removed.")
+    return form.redirect(f"/appeals/{appeal_id}/documents")
 
 
 # -- step 3: review and submit -----------------------------------------------------------
 def _review_context(request: Request, appeal: Appeal, subject: Subject,
                     attachments: list[Attachment], values: dict[str, Any],
                     errors: dict[str, str]) -> dict[str, Any]:
-    today = site_of(request).today()
-    return {
-        "page_title": ("Second-level appeal" if appeal.level == 2 else "First-level appeal"),
-        "appeal": appeal, "subject": subject, "attachments": attachments, "steps": STEPS,
-        "step": 3, "values": values, "errors": errors, "today": today,
-        "late": bool(subject.deadline and subject.deadline.is_late(today)),
-        "duplicates": subject.duplicates(exclude=appeal.id), "labels": STATUS_LABELS,
-        "reasons": REASON_CATEGORIES, "type_labels": APPEAL_TYPE_LABELS,
-        "breadcrumbs": _crumbs(("File an appeal", "/appeals/new"), (subject.title, None)),
-    }
+    context = _draft_step_context(request, appeal, subject, attachments, 3, values, errors)
+    return {**context,
+            "late": bool(subject.deadline and subject.deadline.is_late(context["today"])),
+            "duplicates": subject.duplicates(exclude=appeal.id),
+            "reasons": REASON_CATEGORIES, "type_labels": APPEAL_TYPE_LABELS}
 
 
 @area_view(AREA)
 async def review(request: Request) -> Response:
-    site = site_of(request)
-    appeal_id = int(request.path_params["appeal_id"])
-    with site.reader() as db:
-        appeal, subject = _draft(db, appeal_id, user_of(request))
-        attachments = _attachments(db, appeal_id)
-        return site.render(request, "appeals_review.html", _review_context(
-            request, appeal, subject, attachments, {}, {}), area=AREA)
+    return _draft_step_page(request, "appeals_review.html", _review_context)
 
 
 @area_view(AREA)
-async def submit(request: Request) -> Response:
+@form_post
+async def submit(request: Request, form: PostedForm) -> Response:
     """Submit a draft: reference number, status ``submitted``, submission time."""
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        with site.reader() as db:
-            appeal, subject = _draft(db, appeal_id, user)
-            attachments = _attachments(db, appeal_id)
-            if not r.checkbox("attest"):
-                r.fail("attest", "Confirm the attestation to submit the appeal.")
-            duplicates = subject.duplicates(exclude=appeal.id)
-            if duplicates and not r.checkbox("acknowledge_duplicate"):
-                r.fail("acknowledge_duplicate", "This decision was already appealed ("
-                       + ", ".join(a.reference_number or "draft" for a in duplicates)
-                       + "). Tick the box to file another appeal anyway, or delete this "
-                         "draft.")
-            missing = [label for name, label in (("letter_text", "appeal letter"),
-                                                 ("requested_outcome", "requested outcome"),
-                                                 ("contact_phone", "contact phone"))
-                       if not getattr(appeal, name)]
-            if missing:
-                r.fail("_form", "The appeal is missing its " + ", ".join(missing)
-                       + ": go back to Appeal details and complete it.")
-            if not r.ok:
-                return site.render(request, "appeals_review.html", _review_context(
-                    request, appeal, subject, attachments, r.raw, r.errors), area=AREA)
-        now = site.now()
-        with site.writer(request) as db:
-            row, _ = _draft(db, appeal_id, user)
-            row.reference_number = next_reference(db, Appeal.reference_number, APPEAL)
-            row.status = "submitted"
-            row.submitted_at = now
-        return form.redirect(f"/appeals/{appeal_id}?filed=1")
+    r = form.reader
+    with site.reader() as db:
+        appeal, subject = _draft(db, appeal_id, user)
+        attachments = _attachments(db, appeal_id)
+        if not r.checkbox("attest"):
+            r.fail("attest", "Confirm the attestation to submit the appeal.")
+        duplicates = subject.duplicates(exclude=appeal.id)
+        if duplicates and not r.checkbox("acknowledge_duplicate"):
+            r.fail("acknowledge_duplicate", "This decision was already appealed ("
+                   + ", ".join(a.reference_number or "draft" for a in duplicates)
+                   + "). Tick the box to file another appeal anyway, or delete this "
+                     "draft.")
+        missing = [label for name, label in (("letter_text", "appeal letter"),
+                                             ("requested_outcome", "requested outcome"),
+                                             ("contact_phone", "contact phone"))
+                   if not getattr(appeal, name)]
+        if missing:
+            r.fail("_form", "The appeal is missing its " + ", ".join(missing)
+                   + ": go back to Appeal details and complete it.")
+        if not r.ok:
+            return site.render(request, "appeals_review.html", _review_context(
+                request, appeal, subject, attachments, r.raw, r.errors), area=AREA)
+    now = site.now()
+    with site.writer(request) as db:
+        row, _ = _draft(db, appeal_id, user)
+        row.reference_number = next_reference(db, Appeal.reference_number, APPEAL)
+        row.status = "submitted"
+        row.submitted_at = now
+    return form.redirect(f"/appeals/{appeal_id}?filed=1")
 
 
 @area_view(AREA)
-async def delete_draft(request: Request) -> Response:
+@form_post
+async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     appeal_id = int(request.path_params["appeal_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            row, _ = _draft(db, appeal_id, user)
-            for attachment in _attachments(db, appeal_id):
-                db.delete(attachment)
-            db.delete(row)
-        site.flash(request, "The draft appeal was deleted.")
-        return form.redirect("/appeals")
+    with site.writer(request) as db:
+        row, _ = _draft(db, appeal_id, user)
+        for attachment in _attachments(db, appeal_id):
+            db.delete(attachment)
+        db.delete(row)
+    site.flash(request, "The draft appeal was deleted.")
+    return form.redirect("/appeals")
 
 
 # -- the appeal page ---------------------------------------------------------------------

@@ -3,35 +3,33 @@ endpoints the time-out warning uses."""
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-
-from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.acme.site import HOME_PATH, AcmeSite, PortalPrincipal, site_of
-from portal_web.common.forms import clean_text
-from portal_web.common.requests import CsrfRejected, read_form, safe_next, session_of
-from portal_web.common.sessions import csrf_matches
+from portal_web.common.login import LoginPage, account_of, login_routes
+from portal_web.common.requests import session_of
 from sandbox.stores.acme import PortalUser
 
+PAGE = LoginPage(
+    home=HOME_PATH, username_max=60, notice_own_expiry=True,
+    expired="Your session has expired because of inactivity. For your security you have "
+            "been logged out. Log in again to continue; work saved as a draft is under "
+            "Authorizations & Referrals > My drafts.",
+    logged_out="You have logged out of the Acme Health provider portal.",
+    missing="Enter your user ID and password.",
+    refused="The user ID or password is incorrect. Check the log-in you were given "
+            "(input/creds.txt) and try again.")
 
-def password_digest(password: str) -> str:
-    return hashlib.sha256(password.encode("utf-8")).hexdigest()
+
+def enrolled(user: PortalUser, portal_key: str) -> bool:
+    """Whether ``portal_users.sites`` (the Acme portals a log-in may use) lists the portal."""
+    return portal_key in {s.strip() for s in user.sites.split(",")}
 
 
-def authenticate(site: AcmeSite, username: str, password: str) -> PortalPrincipal | None:
-    """The user whose username and password match, active and allowed on this portal
-    (``portal_users.sites`` lists the Acme portals a log-in may use)."""
-    with site.reader() as db:
-        user = db.scalar(select(PortalUser).where(PortalUser.username == username))
-    if user is None or not secrets.compare_digest(user.password_sha256,
-                                                  password_digest(password)):
-        return None
-    if not user.active or site.portal_key not in {s.strip() for s in user.sites.split(",")}:
-        return None
+def portal_principal(user: PortalUser) -> PortalPrincipal:
+    """The session principal of a portal user (their role decides the menu areas)."""
     return PortalPrincipal(username=user.username, user_id=user.id,
                            display_name=user.display_name, role=user.role,
                            organization=user.organization,
@@ -39,52 +37,17 @@ def authenticate(site: AcmeSite, username: str, password: str) -> PortalPrincipa
                            organization_npi=user.organization_npi)
 
 
-async def login_page(request: Request) -> Response:
-    site = site_of(request)
-    if session_of(request).principal is not None:
-        return RedirectResponse(safe_next(request.query_params.get("next"), HOME_PATH), 303)
-    notice = None
-    if request.query_params.get("expired") or getattr(request.state, "session_expired", False):
-        notice = ("Your session has expired because of inactivity. For your security you "
-                  "have been logged out. Log in again to continue; work saved as a draft is "
-                  "under Authorizations & Referrals > My drafts.")
-    elif request.query_params.get("logged_out"):
-        notice = "You have logged out of the Acme Health provider portal."
-    return site.render(request, "login.html", {
-        "next": safe_next(request.query_params.get("next"), HOME_PATH), "notice": notice,
-        "username": ""})
+def active_user(site: AcmeSite, username: str, password: str) -> PortalUser | None:
+    """The active portal user with this user ID and password, whatever portals they use."""
+    return account_of(site, PortalUser, username, password)
 
 
-async def login_submit(request: Request) -> Response:
-    site = site_of(request)
-    form = await read_form(request)
-    session = session_of(request)
-    if not csrf_matches(session, form.get("csrf_token")):  # type: ignore[arg-type]
-        raise CsrfRejected()
-    username = clean_text(str(form.get("username") or ""))[:60]
-    password = str(form.get("password") or "")[:256]
-    target = safe_next(str(form.get("next") or ""), HOME_PATH)
-    principal = authenticate(site, username, password) if username and password else None
-    if principal is None:
-        message = ("Enter your user ID and password." if not (username and password) else
-                   "The user ID or password is incorrect. Check the log-in you were given "
-                   "(input/creds.txt) and try again.")
-        return site.render(request, "login.html", {
-            "next": target, "notice": None, "login_error": message, "username": username})
-    # Log-ins write nothing: the audit trail records who wrote what, and a task's footprint
-    # must not count signing in as a change.
-    request.state.session = site.sessions.login(session, principal)
-    return RedirectResponse(target, status_code=303)
-
-
-async def logout(request: Request) -> Response:
-    site = site_of(request)
-    form = await read_form(request)
-    session = session_of(request)
-    if not csrf_matches(session, form.get("csrf_token")):  # type: ignore[arg-type]
-        raise CsrfRejected()
-    request.state.session = site.sessions.logout(session)
-    return RedirectResponse("/login?logged_out=1", status_code=303)
+def authenticate(site: AcmeSite, username: str, password: str) -> PortalPrincipal | None:
+    """The user whose username and password match, active and allowed on this portal."""
+    user = active_user(site, username, password)
+    if user is None or not enrolled(user, site.portal_key):
+        return None
+    return portal_principal(user)
 
 
 async def keepalive(request: Request) -> Response:
@@ -104,8 +67,6 @@ async def root(request: Request) -> Response:
 
 routes = [
     Route("/", root, name="root"),
-    Route("/login", login_page, methods=["GET"], name="login"),
-    Route("/login", login_submit, methods=["POST"], name="login_submit"),
-    Route("/logout", logout, methods=["POST"], name="logout"),
+    *login_routes(authenticate, site_of=site_of, page=PAGE),
     Route("/session/keepalive", keepalive, methods=["POST"], name="keepalive"),
 ]

@@ -32,12 +32,11 @@ from portal_web.acme.uploads import (
     ACCEPT,
     DOCUMENT_TYPE_LABELS,
     MAX_UPLOAD_LABEL,
-    UNREADABLE_UPLOAD,
     read_upload,
     store_attachment,
-    upload_refused,
+    unreadable_upload_shows,
 )
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post
 from sandbox.stores.acme import (
     Attachment,
     AuthExtension,
@@ -132,57 +131,42 @@ def _detail_context(db, case: PaCase, now: dt.datetime) -> dict:  # noqa: ANN001
     }
 
 
-@area_view("authorizations")
-async def case_page(request: Request) -> Response:
+def _case_page(request: Request, values: dict[str, str], errors: dict[str, str]) -> Response:
+    """The case page, its add-documents form showing ``values`` and ``errors``."""
     site = site_of(request)
     with site.reader() as db:
-        case = _case_or_404(db, request.path_params["case_id"])
-        context = _detail_context(db, case, site.now())
-    return site.render(request, "case.html", {**context, "values": {}, "errors": {}},
+        context = _detail_context(db, _case_or_404(db, request.path_params["case_id"]),
+                                  site.now())
+    return site.render(request, "case.html", {**context, "values": values, "errors": errors},
                        area="authorizations")
 
 
 @area_view("authorizations")
-async def add_document(request: Request) -> Response:
-    try:
-        return await _add_document(request)
-    except HTTPException as exc:
-        if not upload_refused(exc):
-            raise
-        site = site_of(request)
-        with site.reader() as db:
-            context = _detail_context(db, _case_or_404(db, request.path_params["case_id"]),
-                                      site.now())
-        return site.render(request, "case.html", {**context, "values": {},
-                                                  "errors": {"file": UNREADABLE_UPLOAD}},
-                           area="authorizations")
+async def case_page(request: Request) -> Response:
+    return _case_page(request, {}, {})
 
 
-async def _add_document(request: Request) -> Response:
+@area_view("authorizations")
+@unreadable_upload_shows(lambda request, errors: _case_page(request, {}, errors))
+@form_post
+async def add_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        errors = dict(r.errors)
-        with site.reader() as db:
-            case = _case_or_404(db, case_id)
-            if case.status == "cancelled":
-                errors["file"] = "This request was cancelled; documents cannot be added."
-        document = await read_upload(form.data, errors) if not errors else None
-        if errors or document is None:
-            with site.reader() as db:
-                context = _detail_context(db, _case_or_404(db, case_id), site.now())
-            return site.render(request, "case.html", {**context, "values": r.raw,
-                                                      "errors": errors},
-                               area="authorizations")
-        with site.writer(request) as db:
-            store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
-                             uploaded_at=site.now())
-        site.flash(request, f"{document.filename} added to {case.reference_number}.")
-        return form.redirect(f"/auth/cases/{case_id}#documents")
+    r = form.reader
+    errors = dict(r.errors)
+    with site.reader() as db:
+        case = _case_or_404(db, case_id)
+        if case.status == "cancelled":
+            errors["file"] = "This request was cancelled; documents cannot be added."
+    document = await read_upload(form.data, errors) if not errors else None
+    if errors or document is None:
+        return _case_page(request, r.raw, errors)
+    with site.writer(request) as db:
+        store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
+                         uploaded_at=site.now())
+    site.flash(request, f"{document.filename} added to {case.reference_number}.")
+    return form.redirect(f"/auth/cases/{case_id}#documents")
 
 
 @area_view("authorizations")
@@ -260,91 +244,87 @@ async def edit_page(request: Request) -> Response:
 
 
 @area_view("authorizations")
-async def edit_save(request: Request) -> Response:
+@form_post
+async def edit_save(request: Request, form: PostedForm) -> Response:
     """Resubmit in place: same reference, revision + 1, back in review; only the columns
     that differ from what was on file are written."""
     site = site_of(request)
     case_id = request.path_params["case_id"]
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        action = r.raw.get("action", "resubmit")
-        with site.reader() as db:
-            case = _case_or_404(db, case_id)
-            if case.status not in EDITABLE_STATUSES:
-                site.flash(request, f"{case.reference_number} is already "
-                                    f"{STATUS_LABELS[case.status].lower()}; nothing was "
-                                    "resubmitted.")
-                return form.redirect(f"/auth/cases/{case_id}")
-            context = _edit_context(db, case)
-            if action in FIND_ACTIONS:
-                note = fill_from_directory(r, db, FIND_ACTIONS[action])
-                errors = {f"{FIND_ACTIONS[action]}_npi": note} if note else {}
-                return site.render(request, "case_edit.html", {
-                    **context, "values": r.raw, "errors": errors}, area="authorizations")
-            values = {section: STEPS[section].read(r, db, case, site.today(), strict=True)
-                      for section in context["sections"]}
-            if not r.checkbox("attest"):
-                r.fail("attest", "Confirm that the corrected information is accurate.")
-            if not r.ok:
-                return site.render(request, "case_edit.html", {
-                    **context, "values": r.raw, "errors": r.errors}, area="authorizations")
-        now = site.now()
-        status = site.setting("cases.submitted_status") or "in_review"
-        with site.writer(request) as db:
-            case = _case_or_404(db, case_id)
-            for section, section_values in values.items():
-                STEPS[section].write(db, case, section_values, now)
-            wizard.set_changed(case, {
-                "status": status if status in STATUS_LABELS else "in_review",
-                "revision": (case.revision or 0) + 1, "submitted_at": now, "updated_at": now,
-                "decision_due_at": now + wizard.DECISION_TIME.get(
-                    case.urgency, wizard.DECISION_TIME["standard"]),
-                "decision_at": None, "rejection_code": None, "rejection_reason": None})
-            reference = case.reference_number
-        site.flash(request, f"{reference} was corrected and resubmitted (revision "
-                            f"{case.revision}). It is now in review.")
-        return form.redirect(f"/auth/cases/{case_id}")
+    r = form.reader
+    action = r.raw.get("action", "resubmit")
+    with site.reader() as db:
+        case = _case_or_404(db, case_id)
+        if case.status not in EDITABLE_STATUSES:
+            site.flash(request, f"{case.reference_number} is already "
+                                f"{STATUS_LABELS[case.status].lower()}; nothing was "
+                                "resubmitted.")
+            return form.redirect(f"/auth/cases/{case_id}")
+        context = _edit_context(db, case)
+        if action in FIND_ACTIONS:
+            note = fill_from_directory(r, db, FIND_ACTIONS[action])
+            errors = {f"{FIND_ACTIONS[action]}_npi": note} if note else {}
+            return site.render(request, "case_edit.html", {
+                **context, "values": r.raw, "errors": errors}, area="authorizations")
+        values = {section: STEPS[section].read(r, db, case, site.today(), strict=True)
+                  for section in context["sections"]}
+        if not r.checkbox("attest"):
+            r.fail("attest", "Confirm that the corrected information is accurate.")
+        if not r.ok:
+            return site.render(request, "case_edit.html", {
+                **context, "values": r.raw, "errors": r.errors}, area="authorizations")
+    now = site.now()
+    status = site.setting("cases.submitted_status") or "in_review"
+    with site.writer(request) as db:
+        case = _case_or_404(db, case_id)
+        for section, section_values in values.items():
+            STEPS[section].write(db, case, section_values, now)
+        wizard.set_changed(case, {
+            "status": status if status in STATUS_LABELS else "in_review",
+            "revision": (case.revision or 0) + 1, "submitted_at": now, "updated_at": now,
+            "decision_due_at": now + wizard.DECISION_TIME.get(
+                case.urgency, wizard.DECISION_TIME["standard"]),
+            "decision_at": None, "rejection_code": None, "rejection_reason": None})
+        reference = case.reference_number
+    site.flash(request, f"{reference} was corrected and resubmitted (revision "
+                        f"{case.revision}). It is now in review.")
+    return form.redirect(f"/auth/cases/{case_id}")
 
 
 # -- extension -----------------------------------------------------------------------------
 @area_view("authorizations")
-async def start_extension(request: Request) -> Response:
+@form_post
+async def start_extension(request: Request, form: PostedForm) -> Response:
     """A draft extension of an approved authorization, linked to it; the wizard asks for
     the units, dates and progress."""
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.reader() as db:
-            base = _case_or_404(db, case_id)
-            decision = decisions.decision_of(base, decisions.load_rules(db), site.now())
-        if decision.status not in ("approved", "partially_approved") or not decision.auth_number:
-            raise HTTPException(409, f"{base.reference_number} is not an approved "
-                                     "authorization, so it cannot be extended.")
-        now = site.now()
-        copied = ("member_id", "plan_id", "requesting_npi", "requesting_name",
-                  "requesting_taxonomy", "requesting_tin", "rendering_npi", "rendering_name",
-                  "rendering_taxonomy", "rendering_tin", "facility_npi", "facility_name",
-                  "service_code_type", "service_code", "service_modifier",
-                  "service_description", "place_of_service", "icd10_codes", "unit_type")
-        with site.writer(request) as db:
-            base = db.get(PaCase, case_id)
-            case = PaCase(case_type="extension", status="draft", urgency="standard",
-                          parent_case_id=base.id, revision=0, created_by=user.username,
-                          created_at=now, updated_at=now,
-                          **{name: getattr(base, name) for name in copied})
-            db.add(case)
-            db.flush()
-            db.add(AuthExtension(case_id=case.id, base_case_id=base.id,
-                                 base_auth_number=decision.auth_number,
-                                 visits_used=base.units_used))
-            wizard.save_draft(db, case, "extension", user_id=user.user_id, now=now)
-            new_id = case.id
-        return form.redirect(f"/auth/requests/{new_id}/extension")
+    with site.reader() as db:
+        base = _case_or_404(db, case_id)
+        decision = decisions.decision_of(base, decisions.load_rules(db), site.now())
+    if decision.status not in ("approved", "partially_approved") or not decision.auth_number:
+        raise HTTPException(409, f"{base.reference_number} is not an approved "
+                                 "authorization, so it cannot be extended.")
+    now = site.now()
+    copied = ("member_id", "plan_id", "requesting_npi", "requesting_name",
+              "requesting_taxonomy", "requesting_tin", "rendering_npi", "rendering_name",
+              "rendering_taxonomy", "rendering_tin", "facility_npi", "facility_name",
+              "service_code_type", "service_code", "service_modifier",
+              "service_description", "place_of_service", "icd10_codes", "unit_type")
+    with site.writer(request) as db:
+        base = db.get(PaCase, case_id)
+        case = PaCase(case_type="extension", status="draft", urgency="standard",
+                      parent_case_id=base.id, revision=0, created_by=user.username,
+                      created_at=now, updated_at=now,
+                      **{name: getattr(base, name) for name in copied})
+        db.add(case)
+        db.flush()
+        db.add(AuthExtension(case_id=case.id, base_case_id=base.id,
+                             base_auth_number=decision.auth_number,
+                             visits_used=base.units_used))
+        wizard.save_draft(db, case, "extension", user_id=user.user_id, now=now)
+        new_id = case.id
+    return form.redirect(f"/auth/requests/{new_id}/extension")
 
 
 routes = [

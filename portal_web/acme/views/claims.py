@@ -23,7 +23,7 @@ from portal_web.acme.remittance import FINALIZED, FREQUENCY_LABELS, STATUS_CATEG
 from portal_web.acme.remittance import adjustments as parse_adjustments
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import us_date
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post
 from sandbox.stores.acme import (
     STATUS_LABELS,
     Appeal,
@@ -123,31 +123,29 @@ def search(db, criteria: dict[str, Any], organization_tin: str) -> list[Claim]: 
 
 
 @area_view(AREA)
-async def run_inquiry(request: Request) -> Response:
+@form_post
+async def run_inquiry(request: Request, form: PostedForm) -> Response:
     """Validate the search, record it in ``claim_inquiries`` and show its results."""
     site = site_of(request)
     user = user_of(request)
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        mode = r.raw.get("search_by", "patient")
-        mode = mode if mode in MODES else "patient"
-        criteria = _criteria(r, mode, site.today())
-        if not r.ok:
-            return site.render(request, "claims_status.html", {
-                **_form_context(request, mode, r.raw, r.errors), "inquiry": None,
-                "results": None}, area=AREA)
-        with site.reader() as db:
-            numbers = [c.claim_number for c in search(db, criteria, user.organization_tin)]
-        with site.writer(request) as db:
-            inquiry = ClaimInquiry(portal_user_id=user.user_id,
-                                   result_claim_numbers=",".join(numbers),
-                                   inquired_at=site.now(), **criteria)
-            db.add(inquiry)
-            db.flush()
-            inquiry_id = inquiry.id
-        return form.redirect(f"/claims/status/results/{inquiry_id}")
+    r = form.reader
+    mode = r.raw.get("search_by", "patient")
+    mode = mode if mode in MODES else "patient"
+    criteria = _criteria(r, mode, site.today())
+    if not r.ok:
+        return site.render(request, "claims_status.html", {
+            **_form_context(request, mode, r.raw, r.errors), "inquiry": None,
+            "results": None}, area=AREA)
+    with site.reader() as db:
+        numbers = [c.claim_number for c in search(db, criteria, user.organization_tin)]
+    with site.writer(request) as db:
+        inquiry = ClaimInquiry(portal_user_id=user.user_id,
+                               result_claim_numbers=",".join(numbers),
+                               inquired_at=site.now(), **criteria)
+        db.add(inquiry)
+        db.flush()
+        inquiry_id = inquiry.id
+    return form.redirect(f"/claims/status/results/{inquiry_id}")
 
 
 def _values_of(inquiry: ClaimInquiry, mode: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ from portal_web.acme.casefacts import (
     read_code,
 )
 from portal_web.acme.site import area_view, site_of, user_of
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post
 from sandbox.stores.acme import PaRule, Plan, RuleLookup, match_rule, rule_determination
 
 RECENT = 20
@@ -65,37 +65,35 @@ async def lookup_page(request: Request) -> Response:
 
 
 @area_view("authorizations")
-async def lookup_submit(request: Request) -> Response:
+@form_post
+async def lookup_submit(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        with site.reader() as db:
-            context = _context(db, user.user_id)
-            plan_id = r.choice("plan_id", "Plan", [k for k, _ in context["plans"]],
-                               required=True)
-            code = read_code(r, "code", "Procedure code", required=True)
-            place = r.choice("place_of_service", "Place of service", PLACES_OF_SERVICE,
-                             required=True)
-            units = r.integer("units", "Units", low=1, high=999, required=True)
-            if not r.ok:
-                return _render(request, {**context, "values": r.raw, "errors": r.errors,
-                                         "result": None})
-            rules = list(db.scalars(select(PaRule).where(PaRule.plan_id == int(plan_id))))
-        rule = match_rule(rules, code, place)
-        with site.writer(request) as db:
-            lookup = RuleLookup(portal_user_id=user.user_id, plan_id=int(plan_id), code=code,
-                                place_of_service=place, units=units,
-                                matched_rule_id=rule.rule_id if rule else None,
-                                requires_pa=rule.requires_pa if rule else None,
-                                determination=rule_determination(rule, units) if rule
-                                else "no_rule", looked_up_at=site.now())
-            db.add(lookup)
-            db.flush()
-            lookup_id = lookup.id
-        return form.redirect(f"/auth/lookup/{lookup_id}")
+    r = form.reader
+    with site.reader() as db:
+        context = _context(db, user.user_id)
+        plan_id = r.choice("plan_id", "Plan", [k for k, _ in context["plans"]],
+                           required=True)
+        code = read_code(r, "code", "Procedure code", required=True)
+        place = r.choice("place_of_service", "Place of service", PLACES_OF_SERVICE,
+                         required=True)
+        units = r.integer("units", "Units", low=1, high=999, required=True)
+        if not r.ok:
+            return _render(request, {**context, "values": r.raw, "errors": r.errors,
+                                     "result": None})
+        rules = list(db.scalars(select(PaRule).where(PaRule.plan_id == int(plan_id))))
+    rule = match_rule(rules, code, place)
+    with site.writer(request) as db:
+        lookup = RuleLookup(portal_user_id=user.user_id, plan_id=int(plan_id), code=code,
+                            place_of_service=place, units=units,
+                            matched_rule_id=rule.rule_id if rule else None,
+                            requires_pa=rule.requires_pa if rule else None,
+                            determination=rule_determination(rule, units) if rule
+                            else "no_rule", looked_up_at=site.now())
+        db.add(lookup)
+        db.flush()
+        lookup_id = lookup.id
+    return form.redirect(f"/auth/lookup/{lookup_id}")
 
 
 @area_view("authorizations")

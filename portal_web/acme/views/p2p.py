@@ -23,7 +23,7 @@ from portal_web.acme.deadlines import Deadline, p2p_window
 from portal_web.acme.references import P2P, next_reference
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import phone
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post, posted_form
 from sandbox.stores.acme import STATUS_LABELS, Member, P2pRequest, P2pSlot, PaCase, Plan
 
 AREA = "authorizations"
@@ -208,29 +208,27 @@ async def booking_page(request: Request) -> Response:
 
 
 @area_view(AREA)
-async def cancel(request: Request) -> Response:
+@form_post
+async def cancel(request: Request, form: PostedForm) -> Response:
     """Cancel a scheduled review; its time is offered again."""
     site = site_of(request)
     request_id = int(request.path_params["request_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            booking = db.get(P2pRequest, request_id)
-            if booking is None:
-                raise HTTPException(404, f"Peer-to-peer request {request_id} was not found.")
-            if booking.status != "scheduled":
-                raise HTTPException(409, f"Peer-to-peer review {booking.confirmation_number} "
-                                         f"is {booking.status}; only a scheduled review can "
-                                         "be cancelled.")
-            booking.status = "cancelled"
-            slot = db.get(P2pSlot, booking.slot_id)
-            if slot is not None and slot.status == "booked":
-                slot.status = "open"
-            number, case_id = booking.confirmation_number, booking.case_id
-        site.flash(request, f"Peer-to-peer review {number} was cancelled; the time is offered "
-                            "again.")
-        return form.redirect(f"/p2p/case/{case_id}")
+    with site.writer(request) as db:
+        booking = db.get(P2pRequest, request_id)
+        if booking is None:
+            raise HTTPException(404, f"Peer-to-peer request {request_id} was not found.")
+        if booking.status != "scheduled":
+            raise HTTPException(409, f"Peer-to-peer review {booking.confirmation_number} "
+                                     f"is {booking.status}; only a scheduled review can "
+                                     "be cancelled.")
+        booking.status = "cancelled"
+        slot = db.get(P2pSlot, booking.slot_id)
+        if slot is not None and slot.status == "booked":
+            slot.status = "open"
+        number, case_id = booking.confirmation_number, booking.case_id
+    site.flash(request, f"Peer-to-peer review {number} was cancelled; the time is offered "
+                        "again.")
+    return form.redirect(f"/p2p/case/{case_id}")
 
 
 @area_view(AREA)

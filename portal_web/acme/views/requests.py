@@ -22,16 +22,11 @@ from portal_web.acme.casefacts import (
     STATUS_LABELS,
     diagnosis_rows,
 )
-from portal_web.acme.drafting import (
-    AlreadySubmitted,
-    draft_of,
-    step_context,
-    submitted_redirect,
-)
+from portal_web.acme.drafting import draft_of, draft_view, step_context
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.uploads import DOCUMENT_TYPE_LABELS
 from portal_web.common.forms import FieldReader
-from portal_web.common.requests import posted_form, session_of
+from portal_web.common.requests import PostedForm, form_post, session_of
 from sandbox.stores.acme import Member, PaCase, PaDraft, Plan
 
 CONFIRMATIONS_KEY = "confirmations"  # case ids whose confirmation page may still be shown
@@ -73,38 +68,36 @@ async def new_request(request: Request) -> Response:
 
 
 @area_view("authorizations")
-async def start_request(request: Request) -> Response:
+@form_post
+async def start_request(request: Request, form: PostedForm) -> Response:
     """Create the draft for the chosen type and member; the wizard continues from it."""
     site = site_of(request)
     user = user_of(request)
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        case_type = r.choice("case_type", "Request type", NEW_REQUEST_TYPES, required=True)
-        member_id = r.integer("member_id", "Member", low=1, high=10**8, required=True)
-        with site.reader() as db:
-            member = db.get(Member, member_id) if member_id else None
-            if member_id and member is None:
-                r.fail("member_id", "That member was not found; search again.")
-            elif member is not None and not members.coverage_active(member, site.today()):
-                r.fail("member_id", f"{member.first_name} {member.last_name}'s coverage is "
-                                    "not active today, so a request cannot be started.")
-        if not r.ok or member is None or case_type is None:
-            message = " ".join(r.errors.values())
-            return _new_page(request, {"type": r.raw.get("case_type", "")},
-                             {"type": message})
-        now = site.now()
-        with site.writer(request) as db:
-            case = PaCase(case_type=case_type, status="draft", urgency="standard",
-                          member_id=member.id, plan_id=member.plan_id, revision=0,
-                          created_by=user.username, created_at=now, updated_at=now)
-            db.add(case)
-            db.flush()
-            first = wizard.steps_of(case)[1]
-            wizard.save_draft(db, case, first, user_id=user.user_id, now=now)
-            case_id = case.id
-        return form.redirect(f"/auth/requests/{case_id}/{first}")
+    r = form.reader
+    case_type = r.choice("case_type", "Request type", NEW_REQUEST_TYPES, required=True)
+    member_id = r.integer("member_id", "Member", low=1, high=10**8, required=True)
+    with site.reader() as db:
+        member = db.get(Member, member_id) if member_id else None
+        if member_id and member is None:
+            r.fail("member_id", "That member was not found; search again.")
+        elif member is not None and not members.coverage_active(member, site.today()):
+            r.fail("member_id", f"{member.first_name} {member.last_name}'s coverage is "
+                                "not active today, so a request cannot be started.")
+    if not r.ok or member is None or case_type is None:
+        message = " ".join(r.errors.values())
+        return _new_page(request, {"type": r.raw.get("case_type", "")},
+                         {"type": message})
+    now = site.now()
+    with site.writer(request) as db:
+        case = PaCase(case_type=case_type, status="draft", urgency="standard",
+                      member_id=member.id, plan_id=member.plan_id, revision=0,
+                      created_by=user.username, created_at=now, updated_at=now)
+        db.add(case)
+        db.flush()
+        first = wizard.steps_of(case)[1]
+        wizard.save_draft(db, case, first, user_id=user.user_id, now=now)
+        case_id = case.id
+    return form.redirect(f"/auth/requests/{case_id}/{first}")
 
 
 # -- drafts --------------------------------------------------------------------------------
@@ -131,21 +124,17 @@ async def drafts(request: Request) -> Response:
 
 
 @area_view("authorizations")
-async def delete_draft(request: Request) -> Response:
+@draft_view
+@form_post
+async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        try:
-            with site.writer(request) as db:
-                case = draft_of(db, case_id, user)
-                wizard.delete_draft(db, case)
-        except AlreadySubmitted as done:
-            return submitted_redirect(request, done.case)
-        site.flash(request, "Draft deleted.")
-        return form.redirect("/auth/drafts")
+    with site.writer(request) as db:
+        case = draft_of(db, case_id, user)
+        wizard.delete_draft(db, case)
+    site.flash(request, "Draft deleted.")
+    return form.redirect("/auth/drafts")
 
 
 # -- review and submission -----------------------------------------------------------------
@@ -171,53 +160,47 @@ def review_context(db, case: PaCase, today) -> dict:  # noqa: ANN001
 
 
 @area_view("authorizations")
+@draft_view
 async def review(request: Request) -> Response:
     site = site_of(request)
-    try:
-        with site.reader() as db:
-            case = draft_of(db, request.path_params["case_id"], user_of(request))
-            context = review_context(db, case, site.today())
-    except AlreadySubmitted as done:
-        return submitted_redirect(request, done.case)
+    with site.reader() as db:
+        case = draft_of(db, request.path_params["case_id"], user_of(request))
+        context = review_context(db, case, site.today())
     return site.render(request, "step_review.html", {**context, "values": {}, "errors": {}},
                        area="authorizations")
 
 
 @area_view("authorizations")
-async def submit(request: Request) -> Response:
+@draft_view
+@form_post
+async def submit(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = request.path_params["case_id"]
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        try:
-            with site.reader() as db:
-                case = draft_of(db, case_id, user)
-                context = review_context(db, case, site.today())
-        except AlreadySubmitted as done:
-            return submitted_redirect(request, done.case)
-        if context["gaps"]:
-            r.fail("gaps", "The request is not complete: finish the steps listed below.")
-        if context["similar"] and not r.checkbox("acknowledge_similar"):
-            r.fail("acknowledge_similar", "A similar request exists. Open it to check, or "
-                                          "tick the box to submit this one anyway.")
-        if not r.checkbox("attest"):
-            r.fail("attest", "Confirm that the information is accurate and supported by the "
-                             "medical record.")
-        if not r.ok:
-            return site.render(request, "step_review.html", {**context, "values": r.raw,
-                                                             "errors": r.errors},
-                               area="authorizations")
-        status = site.setting("cases.submitted_status") or "in_review"
-        with site.writer(request) as db:
-            case = draft_of(db, case_id, user)
-            wizard.submit(db, case, status=status if status in STATUS_LABELS else "in_review",
-                          now=site.now())
-        confirmations = session_of(request).data.setdefault(CONFIRMATIONS_KEY, [])
-        confirmations.append(case_id)
-        return form.redirect(f"/auth/requests/{case_id}/confirmation")
+    r = form.reader
+    with site.reader() as db:
+        case = draft_of(db, case_id, user)
+        context = review_context(db, case, site.today())
+    if context["gaps"]:
+        r.fail("gaps", "The request is not complete: finish the steps listed below.")
+    if context["similar"] and not r.checkbox("acknowledge_similar"):
+        r.fail("acknowledge_similar", "A similar request exists. Open it to check, or "
+                                      "tick the box to submit this one anyway.")
+    if not r.checkbox("attest"):
+        r.fail("attest", "Confirm that the information is accurate and supported by the "
+                         "medical record.")
+    if not r.ok:
+        return site.render(request, "step_review.html", {**context, "values": r.raw,
+                                                         "errors": r.errors},
+                           area="authorizations")
+    status = site.setting("cases.submitted_status") or "in_review"
+    with site.writer(request) as db:
+        case = draft_of(db, case_id, user)
+        wizard.submit(db, case, status=status if status in STATUS_LABELS else "in_review",
+                      now=site.now())
+    confirmations = session_of(request).data.setdefault(CONFIRMATIONS_KEY, [])
+    confirmations.append(case_id)
+    return form.redirect(f"/auth/requests/{case_id}/confirmation")
 
 
 @area_view("authorizations")

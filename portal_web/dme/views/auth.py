@@ -4,7 +4,6 @@ time-out endpoint (the provider portal's own)."""
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import quote
 
 from sqlalchemy import select
@@ -12,65 +11,42 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from portal_web.acme.site import HOME_PATH, PortalPrincipal, site_of
-from portal_web.acme.views.auth import authenticate, keepalive, logout, password_digest
-from portal_web.common.forms import clean_text
-from portal_web.common.requests import CsrfRejected, read_form, safe_next, session_of
-from portal_web.common.sessions import csrf_matches
+from portal_web.acme.site import HOME_PATH, AcmeSite, site_of
+from portal_web.acme.views.auth import (
+    active_user,
+    authenticate,
+    enrolled,
+    keepalive,
+    portal_principal,
+    root,
+)
+from portal_web.common.login import LoginPage, login_routes
+from portal_web.common.requests import session_of
 from portal_web.dme.sso import TicketError, read_ticket
 from sandbox.stores.acme import PortalUser
 
 PORTAL = "dme"
 DENIED = ("This user ID is not enrolled for the DME portal. DME orders are submitted by "
           "users your organization enrolled for DME; ask your portal administrator.")
+PAGE = LoginPage(
+    home=HOME_PATH, username_max=60, notice_own_expiry=True,
+    expired="Your session has expired because of inactivity. Log in again to continue; "
+            "orders you saved are under Orders > Drafts.",
+    logged_out="You have logged out of the Acme Health DME portal.",
+    missing="Enter your user ID and password.")
 
 
-async def login_page(request: Request) -> Response:
-    site = site_of(request)
-    if session_of(request).principal is not None:
-        return RedirectResponse(safe_next(request.query_params.get("next"), HOME_PATH), 303)
-    notice = None
-    if request.query_params.get("expired") or getattr(request.state, "session_expired", False):
-        notice = ("Your session has expired because of inactivity. Log in again to continue; "
-                  "orders you saved are under Orders > Drafts.")
-    elif request.query_params.get("logged_out"):
-        notice = "You have logged out of the Acme Health DME portal."
-    return site.render(request, "login.html", {
-        "next": safe_next(request.query_params.get("next"), HOME_PATH), "notice": notice,
-        "login_error": request.query_params.get("sso_error", "")[:200] or None,
-        "username": ""})
+def refusal(site: AcmeSite, username: str, password: str) -> str:
+    """A right log-in without DME enrolment is told so; anything else is a wrong log-in."""
+    if active_user(site, username, password) is not None:
+        return DENIED
+    return ("The user ID or password is incorrect. Use your Acme Health provider portal "
+            "log-in (input/creds.txt) and try again.")
 
 
-async def login_submit(request: Request) -> Response:
-    site = site_of(request)
-    form = await read_form(request)
-    session = session_of(request)
-    if not csrf_matches(session, form.get("csrf_token")):  # type: ignore[arg-type]
-        raise CsrfRejected()
-    username = clean_text(str(form.get("username") or ""))[:60]
-    password = str(form.get("password") or "")[:256]
-    target = safe_next(str(form.get("next") or ""), HOME_PATH)
-    principal = authenticate(site, username, password) if username and password else None
-    if principal is None:
-        if not (username and password):
-            message = "Enter your user ID and password."
-        elif _password_matches(site, username, password):
-            message = DENIED
-        else:
-            message = ("The user ID or password is incorrect. Use your Acme Health provider "
-                       "portal log-in (input/creds.txt) and try again.")
-        return site.render(request, "login.html", {
-            "next": target, "notice": None, "login_error": message, "username": username})
-    request.state.session = site.sessions.login(session, principal)
-    return RedirectResponse(target, status_code=303)
-
-
-def _password_matches(site, username: str, password: str) -> bool:  # noqa: ANN001
-    """Whether the log-in is right (only its DME enrolment is missing)."""
-    with site.reader() as db:
-        user = db.scalar(select(PortalUser).where(PortalUser.username == username))
-    return user is not None and user.active and secrets.compare_digest(
-        user.password_sha256, password_digest(password))
+def sso_error(request: Request) -> dict[str, str | None]:
+    """Why a single sign-on hand-off failed, shown on the log-in page."""
+    return {"login_error": request.query_params.get("sso_error", "")[:200] or None}
 
 
 async def single_sign_on(request: Request) -> Response:
@@ -83,28 +59,16 @@ async def single_sign_on(request: Request) -> Response:
         return RedirectResponse(f"/login?sso_error={quote(str(exc))}", 303)
     with site.reader() as db:
         user = db.scalar(select(PortalUser).where(PortalUser.username == username))
-    if user is None or not user.active or PORTAL not in {
-            s.strip() for s in user.sites.split(",")}:
+    if user is None or not user.active or not enrolled(user, PORTAL):
         return RedirectResponse(f"/login?sso_error={quote(DENIED)}", 303)
-    principal = PortalPrincipal(username=user.username, user_id=user.id,
-                                display_name=user.display_name, role=user.role,
-                                organization=user.organization,
-                                organization_tin=user.organization_tin,
-                                organization_npi=user.organization_npi)
-    request.state.session = site.sessions.login(session_of(request), principal)
+    request.state.session = site.sessions.login(session_of(request), portal_principal(user))
     return RedirectResponse(HOME_PATH, 303)
-
-
-async def root(request: Request) -> Response:
-    target = HOME_PATH if session_of(request).principal is not None else "/login"
-    return RedirectResponse(target, status_code=303)
 
 
 routes = [
     Route("/", root),
-    Route("/login", login_page, methods=["GET"]),
-    Route("/login", login_submit, methods=["POST"]),
-    Route("/logout", logout, methods=["POST"]),
+    *login_routes(authenticate, site_of=site_of, page=PAGE, refusal=refusal,
+                  page_context=sso_error),
     Route("/session/keepalive", keepalive, methods=["POST"]),
     Route("/sso", single_sign_on, methods=["GET"]),
 ]

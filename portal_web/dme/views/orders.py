@@ -9,6 +9,7 @@ submitted status, like any request to Acme.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -21,7 +22,7 @@ from portal_web.acme import wizard
 from portal_web.acme.attachment_views import attachment_response, upload_context
 from portal_web.acme.site import guard, site_of, user_of
 from portal_web.acme.uploads import read_upload, store_attachment
-from portal_web.common.requests import posted_form
+from portal_web.common.requests import PostedForm, form_post, posted_form
 from portal_web.dme.catalog import (
     DME_ITEMS,
     MN_FORM,
@@ -119,6 +120,42 @@ def _names(db, v: dict[str, Any]) -> tuple[str | None, tuple[str | None, str | N
     return name, ((ordering.taxonomy, ordering.tin) if ordering else (None, None))
 
 
+@dataclass(frozen=True)
+class OrderEntry:
+    """The order form as posted and checked: its values, whether the user pressed Continue
+    (else Save draft), and what Acme's directory adds (the supplier's name, the ordering
+    practitioner's taxonomy and TIN)."""
+
+    values: dict[str, Any]
+    complete: bool
+    supplier_name: str | None
+    ordering: tuple[str | None, str | None]
+
+
+def _entry(request: Request, form: PostedForm, member: Member, plan: Plan,
+           case: PaCase | None = None) -> OrderEntry | Response:
+    """The posted order form, checked; the form again with its messages when it is not."""
+    site = site_of(request)
+    r = form.reader
+    complete = r.raw.get("action") == "continue"
+    values = read_order(r, site.today(), complete=complete)
+    with site.reader() as db:
+        if not r.ok:
+            return site.render(request, "order_form.html", _form_context(
+                request, db, member, plan, r.raw, r.errors, case), area="new")
+        supplier_name, ordering = _names(db, values)
+    return OrderEntry(values, complete, supplier_name, ordering)
+
+
+def _saved(request: Request, form: PostedForm, case_id: int, entry: OrderEntry,
+           draft_note: str) -> Response:
+    """After a save: on to the documents (Continue), or back to the form (Save draft)."""
+    site_of(request).flash(request, draft_note if not entry.complete else
+                           "Order saved. Attach the documents Acme requires.")
+    return form.redirect(f"/orders/{case_id}/documents" if entry.complete
+                         else f"/orders/{case_id}/edit")
+
+
 @guard
 async def new_order(request: Request) -> Response:
     """The order form for a member (GET); the first save creates the draft (POST)."""
@@ -137,14 +174,9 @@ async def new_order(request: Request) -> Response:
     async with posted_form(request) as form:
         if form.replay:
             return form.replay
-        r = form.reader
-        complete = r.raw.get("action") == "continue"
-        values = read_order(r, site.today(), complete=complete)
-        with site.reader() as db:
-            if not r.ok:
-                return site.render(request, "order_form.html", _form_context(
-                    request, db, member, plan, r.raw, r.errors), area="new")
-            supplier_name, ordering = _names(db, values)
+        entry = _entry(request, form, member, plan)
+        if isinstance(entry, Response):
+            return entry
         now = site.now()
         with site.writer(request) as db:
             case = PaCase(case_type="dme", status="draft", member_id=member.id,
@@ -154,13 +186,10 @@ async def new_order(request: Request) -> Response:
             db.add(case)
             db.flush()
             order = DmeOrder(product_description="")
-            apply(case, order, values, supplier_name, ordering)
+            apply(case, order, entry.values, entry.supplier_name, entry.ordering)
             save_draft(db, case, order, user.user_id, now)
             case_id = case.id
-        site.flash(request, "Order saved as a draft." if not complete else
-                   "Order saved. Attach the documents Acme requires.")
-        return form.redirect(f"/orders/{case_id}/documents" if complete
-                             else f"/orders/{case_id}/edit")
+        return _saved(request, form, case_id, entry, "Order saved as a draft.")
 
 
 @guard
@@ -176,25 +205,17 @@ async def edit_order(request: Request) -> Response:
     async with posted_form(request) as form:
         if form.replay:
             return form.replay
-        r = form.reader
-        complete = r.raw.get("action") == "continue"
-        values = read_order(r, site.today(), complete=complete)
-        with site.reader() as db:
-            if not r.ok:
-                return site.render(request, "order_form.html", _form_context(
-                    request, db, member, plan, r.raw, r.errors, case), area="new")
-            supplier_name, ordering = _names(db, values)
+        entry = _entry(request, form, member, plan, case)
+        if isinstance(entry, Response):
+            return entry
         now = site.now()
         with site.writer(request) as db:
             row, order_row = _draft(db, case_id)
-            apply(row, order_row, values, supplier_name, ordering)
+            apply(row, order_row, entry.values, entry.supplier_name, entry.ordering)
             changed = save_draft(db, row, order_row, user_of(request).user_id, now)
             if changed or db.is_modified(row):
                 row.updated_at = now
-        site.flash(request, "Draft saved." if not complete else
-                   "Order saved. Attach the documents Acme requires.")
-        return form.redirect(f"/orders/{case_id}/documents" if complete
-                             else f"/orders/{case_id}/edit")
+        return _saved(request, form, case_id, entry, "Draft saved.")
 
 
 def _attachments(db, case_id: int) -> list[Attachment]:  # noqa: ANN001
@@ -231,49 +252,45 @@ async def documents(request: Request) -> Response:
 
 
 @guard
-async def upload(request: Request) -> Response:
+@form_post
+async def upload(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        document = await read_upload(form.data, form.reader.errors)
-        with site.reader() as db:
-            case, order = _draft(db, case_id)
-            if document is not None and len(_attachments(db, case_id)) >= 20:
-                form.reader.fail("file", "An order can carry at most 20 documents; remove one "
-                                         "before attaching another.")
-            if not form.reader.ok:
-                return site.render(request, "order_documents.html", _step_context(
-                    request, db, case, order, 2, form.reader.raw, form.reader.errors),
-                    area="new")
-        assert document is not None
-        with site.writer(request) as db:
-            _draft(db, case_id)
-            store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
-                             uploaded_at=site.now())
-        site.flash(request, f"{document.filename} attached.")
-        return form.redirect(f"/orders/{case_id}/documents")
+    document = await read_upload(form.data, form.reader.errors)
+    with site.reader() as db:
+        case, order = _draft(db, case_id)
+        if document is not None and len(_attachments(db, case_id)) >= 20:
+            form.reader.fail("file", "An order can carry at most 20 documents; remove one "
+                                     "before attaching another.")
+        if not form.reader.ok:
+            return site.render(request, "order_documents.html", _step_context(
+                request, db, case, order, 2, form.reader.raw, form.reader.errors),
+                area="new")
+    assert document is not None
+    with site.writer(request) as db:
+        _draft(db, case_id)
+        store_attachment(db, document, case_id=case_id, uploaded_by=user.username,
+                         uploaded_at=site.now())
+    site.flash(request, f"{document.filename} attached.")
+    return form.redirect(f"/orders/{case_id}/documents")
 
 
 @guard
-async def remove_document(request: Request) -> Response:
+@form_post
+async def remove_document(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
     attachment_id = int(request.path_params["attachment_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            _draft(db, case_id)
-            row = db.get(Attachment, attachment_id)
-            if row is None or row.case_id != case_id:
-                raise HTTPException(404, "That document is not attached to this order.")
-            name = row.filename
-            db.delete(row)
-        site.flash(request, f"{name} removed.")
-        return form.redirect(f"/orders/{case_id}/documents")
+    with site.writer(request) as db:
+        _draft(db, case_id)
+        row = db.get(Attachment, attachment_id)
+        if row is None or row.case_id != case_id:
+            raise HTTPException(404, "That document is not attached to this order.")
+        name = row.filename
+        db.delete(row)
+    site.flash(request, f"{name} removed.")
+    return form.redirect(f"/orders/{case_id}/documents")
 
 
 @guard
@@ -297,58 +314,54 @@ def _duplicates(db, case: PaCase) -> list[PaCase]:  # noqa: ANN001
 
 
 @guard
-async def submit(request: Request) -> Response:
+@form_post
+async def submit(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        r = form.reader
-        with site.reader() as db:
-            case, order = _draft(db, case_id)
-            context = _step_context(request, db, case, order, 3, r.raw, r.errors)
-            context["duplicates"] = duplicates = _duplicates(db, case)
-            if context["missing"]:
-                r.fail("_form", "The order is missing: " + ", ".join(context["missing"].values())
-                       + ". Go back to the order form and complete it.")
-            if not r.checkbox("attest"):
-                r.fail("attest", "Confirm the supplier attestation to submit the order.")
-            if duplicates and not r.checkbox("acknowledge_duplicate"):
-                r.fail("acknowledge_duplicate", "A similar order exists ("
-                       + ", ".join(c.reference_number or "" for c in duplicates)
-                       + "). Tick the box to submit this one as well.")
-            if not r.ok:
-                return site.render(request, "order_review.html", context, area="new")
-        now = site.now()
-        status = site.setting("cases.submitted_status") or "in_review"
-        with site.writer(request) as db:
-            row, order = _draft(db, case_id)
-            commit_order(db, row, order)
-            # the same submission as the provider portal's wizard: reference, status,
-            # times, decision due date; the draft state is kept, marked submitted
-            wizard.submit(db, row, now=now, status=status if status in STATUS_LABELS
-                          else "in_review")
-        return form.redirect(f"/orders/{case_id}?submitted=1")
+    r = form.reader
+    with site.reader() as db:
+        case, order = _draft(db, case_id)
+        context = _step_context(request, db, case, order, 3, r.raw, r.errors)
+        context["duplicates"] = duplicates = _duplicates(db, case)
+        if context["missing"]:
+            r.fail("_form", "The order is missing: " + ", ".join(context["missing"].values())
+                   + ". Go back to the order form and complete it.")
+        if not r.checkbox("attest"):
+            r.fail("attest", "Confirm the supplier attestation to submit the order.")
+        if duplicates and not r.checkbox("acknowledge_duplicate"):
+            r.fail("acknowledge_duplicate", "A similar order exists ("
+                   + ", ".join(c.reference_number or "" for c in duplicates)
+                   + "). Tick the box to submit this one as well.")
+        if not r.ok:
+            return site.render(request, "order_review.html", context, area="new")
+    now = site.now()
+    status = site.setting("cases.submitted_status") or "in_review"
+    with site.writer(request) as db:
+        row, order = _draft(db, case_id)
+        commit_order(db, row, order)
+        # the same submission as the provider portal's wizard: reference, status,
+        # times, decision due date; the draft state is kept, marked submitted
+        wizard.submit(db, row, now=now, status=status if status in STATUS_LABELS
+                      else "in_review")
+    return form.redirect(f"/orders/{case_id}?submitted=1")
 
 
 @guard
-async def delete_draft(request: Request) -> Response:
+@form_post
+async def delete_draft(request: Request, form: PostedForm) -> Response:
     site = site_of(request)
     case_id = int(request.path_params["case_id"])
-    async with posted_form(request) as form:
-        if form.replay:
-            return form.replay
-        with site.writer(request) as db:
-            case, _ = _draft(db, case_id)
-            for row in _attachments(db, case_id):
-                db.delete(row)
-            draft = draft_row(db, case_id)
-            if draft is not None:
-                db.delete(draft)
-            db.flush()
-            db.delete(case)
-        site.flash(request, "The draft order was deleted.")
-        return form.redirect("/orders")
+    with site.writer(request) as db:
+        case, _ = _draft(db, case_id)
+        for row in _attachments(db, case_id):
+            db.delete(row)
+        draft = draft_row(db, case_id)
+        if draft is not None:
+            db.delete(draft)
+        db.flush()
+        db.delete(case)
+    site.flash(request, "The draft order was deleted.")
+    return form.redirect("/orders")
 
 
 @guard

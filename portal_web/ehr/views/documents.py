@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import re
-from urllib.parse import quote
 
 from sqlalchemy import select
 from starlette.datastructures import UploadFile
@@ -13,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from portal_web.common.downloads import ascii_filename, document_response
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import not_found
 from portal_web.ehr.pdfpages import can_render, page_count, render_page
@@ -88,12 +87,11 @@ async def documents_page(request: Request) -> Response:
 def _file_response(doc: Document, disposition: str) -> Response:
     if doc.document_data is None:
         raise not_found(f"The file of document {doc.id}")
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", doc.name) or f"document-{doc.id}"
-    return Response(bytes(doc.document_data), media_type=doc.mimetype or
-                    "application/octet-stream", headers={
-                        "Content-Disposition": f"{disposition}; filename=\"{name}\"; "
-                                               f"filename*=UTF-8''{quote(name)}",
-                        "Cache-Control": "no-store"})
+    # OpenEMR names the download by its safe name only (also as filename*)
+    name = ascii_filename(doc.name, f"document-{doc.id}")
+    return document_response(bytes(doc.document_data), doc.mimetype or
+                             "application/octet-stream", name, fallback=name,
+                             disposition=disposition)
 
 
 @guard

@@ -13,10 +13,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FORM_ERROR, clean_text
-from portal_web.common.requests import login_required, posted_form
+from portal_web.common.requests import PostedForm, form_post, login_required, posted_form
 from portal_web.epa.pa_request import PaRequestView
 from portal_web.epa.site import LOGIN_PATH, site_of
-from portal_web.epa.views.request import not_found, page_context, view_or_404
+from portal_web.epa.views.request import not_found, page_context, read_view, view_or_404
 from sandbox.stores.epa import EpaAttachment, EpaRequest
 
 guard = login_required(LOGIN_PATH)
@@ -61,8 +61,7 @@ async def upload(request: Request) -> Response:
     key = request.path_params["key"]
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > MAX_ATTACHMENT + MULTIPART_SLACK:
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
+        view = read_view(request)
         return _refuse(request, view, "That file is larger than 10 MB, so it was not "
                                       "attached. Attach a smaller file (scan at a lower "
                                       "resolution, or split it).")
@@ -131,24 +130,22 @@ async def download(request: Request) -> Response:
 
 
 @guard
-async def remove(request: Request) -> Response:
+@form_post
+async def remove(request: Request, posted: PostedForm) -> Response:
     site = site_of(request)
     key = request.path_params["key"]
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
-            row = _attachment_or_404(db, view, request.path_params["attachment"])
-            name = row.filename
-        reason = posted.reader.errors.get(FORM_ERROR) or locked(view)
-        if reason:
-            return _refuse(request, view, reason, FORM_ERROR)
-        with site.writer(request) as db:
-            db.delete(db.get(EpaAttachment, row.id))
-            db.get(EpaRequest, view.row.id).updated_at = site.now()
-        site.flash(request, f"Removed {name}.")
-        return posted.redirect(f"/request/{key}#attachments")
+    with site.reader() as db:
+        view = view_or_404(site, db, key)
+        row = _attachment_or_404(db, view, request.path_params["attachment"])
+        name = row.filename
+    reason = posted.reader.errors.get(FORM_ERROR) or locked(view)
+    if reason:
+        return _refuse(request, view, reason, FORM_ERROR)
+    with site.writer(request) as db:
+        db.delete(db.get(EpaAttachment, row.id))
+        db.get(EpaRequest, view.row.id).updated_at = site.now()
+    site.flash(request, f"Removed {name}.")
+    return posted.redirect(f"/request/{key}#attachments")
 
 
 routes = [

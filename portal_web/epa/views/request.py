@@ -21,8 +21,9 @@ from starlette.routing import Route
 from portal_web.common.forms import FORM_ERROR
 from portal_web.common.requests import (
     CsrfRejected,
+    PostedForm,
+    form_post,
     login_required,
-    posted_form,
     read_form,
     session_of,
 )
@@ -79,6 +80,14 @@ def view_or_404(site: EpaSite, db, key: str) -> PaRequestView:  # noqa: ANN001
     if view is None:
         raise not_found(key)
     return view
+
+
+def read_view(request: Request) -> PaRequestView:
+    """The request of the page's ``{key}`` as it stands now (a 404 page for any other key),
+    read in a transaction of its own."""
+    site = site_of(request)
+    with site.reader() as db:
+        return view_or_404(site, db, request.path_params["key"])
 
 
 def locked_reason(view: PaRequestView) -> str:
@@ -138,59 +147,52 @@ def _posted_values(form, qset: QuestionSet) -> dict[str, Any]:  # noqa: ANN001 -
 
 @guard
 async def show_request(request: Request) -> Response:
-    site = site_of(request)
-    key = request.path_params["key"]
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
-    return site.render(request, "request.html", page_context(view))
+    return site_of(request).render(request, "request.html", page_context(read_view(request)))
 
 
 @guard
-async def save_request(request: Request) -> Response:
+@form_post
+async def save_request(request: Request, posted: PostedForm) -> Response:
     """The whole question form: save the answers, then stay or go on to Send to Plan."""
     site = site_of(request)
     key = request.path_params["key"]
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        form = posted.data
-        going_on = form.get("action") == "send"
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
-        qset = view.current_set
-        if not view.editable or qset is None:
-            return site.render(request, "request.html", page_context(
-                view, errors={FORM_ERROR: locked_reason(view)}))
-        if posted.reader.errors:  # a form from before the current log-in: show it again
-            return site.render(request, "request.html", page_context(
-                view, values=_posted_values(form, qset), errors=dict(posted.reader.errors)))
-        asked = [a for a in form.getlist("asked") if isinstance(a, str)]
-        outcome = apply_form(qset, view.answers_of(qset), asked,
-                             lambda name: [v for v in form.getlist(name) if isinstance(v, str)],
-                             site.today())
-        if not outcome.ok:
-            values = _posted_values(form, qset)
-            preview = dict(view.answers)
-            for q in qset.questions:
-                if q.key in asked and q.field not in outcome.errors:
-                    parsed = parse_answer(q, form.getlist(q.field), site.today())
-                    if parsed.value is None:
-                        preview.pop(q.key, None)
-                    else:
-                        preview[q.key] = parsed.value
-            return site.render(request, "request.html", page_context(
-                view, values=values, preview=preview, errors=outcome.errors))
-        now = site.now()
-        with site.writer(request) as db:
-            live = view_or_404(site, db, key)
-            if not live.editable:  # sent from another tab meanwhile
-                raise HTTPException(409, locked_reason(live))
-            write_answers(db, live, outcome.changes, now)
-        if going_on:
-            return posted.redirect(f"/request/{key}/send")
-        count = len(outcome.changes)
-        site.flash(request, "Answers saved." if count else "No changes to save.")
-        return posted.redirect(f"/request/{key}#questions")
+    form = posted.data
+    going_on = form.get("action") == "send"
+    view = read_view(request)
+    qset = view.current_set
+    if not view.editable or qset is None:
+        return site.render(request, "request.html", page_context(
+            view, errors={FORM_ERROR: locked_reason(view)}))
+    if posted.reader.errors:  # a form from before the current log-in: show it again
+        return site.render(request, "request.html", page_context(
+            view, values=_posted_values(form, qset), errors=dict(posted.reader.errors)))
+    asked = [a for a in form.getlist("asked") if isinstance(a, str)]
+    outcome = apply_form(qset, view.answers_of(qset), asked,
+                         lambda name: [v for v in form.getlist(name) if isinstance(v, str)],
+                         site.today())
+    if not outcome.ok:
+        values = _posted_values(form, qset)
+        preview = dict(view.answers)
+        for q in qset.questions:
+            if q.key in asked and q.field not in outcome.errors:
+                parsed = parse_answer(q, form.getlist(q.field), site.today())
+                if parsed.value is None:
+                    preview.pop(q.key, None)
+                else:
+                    preview[q.key] = parsed.value
+        return site.render(request, "request.html", page_context(
+            view, values=values, preview=preview, errors=outcome.errors))
+    now = site.now()
+    with site.writer(request) as db:
+        live = view_or_404(site, db, key)
+        if not live.editable:  # sent from another tab meanwhile
+            raise HTTPException(409, locked_reason(live))
+        write_answers(db, live, outcome.changes, now)
+    if going_on:
+        return posted.redirect(f"/request/{key}/send")
+    count = len(outcome.changes)
+    site.flash(request, "Answers saved." if count else "No changes to save.")
+    return posted.redirect(f"/request/{key}#questions")
 
 
 def _json_error(message: str, field: str, status: int = 422) -> JSONResponse:
@@ -211,8 +213,7 @@ async def autosave(request: Request) -> Response:
         raise CsrfRejected()
     question_key = form.get("question")
     question_key = question_key if isinstance(question_key, str) else ""
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     if not view.editable or qset is None:
         return _json_error(locked_reason(view), FORM_ERROR, 409)
@@ -232,8 +233,7 @@ async def autosave(request: Request) -> Response:
             if not live.editable:
                 return _json_error(locked_reason(live), FORM_ERROR, 409)
             write_answers(db, live, outcome.changes, now)
-    with site.reader() as db:
-        view = view_or_404(site, db, key)
+    view = read_view(request)
     qset = view.current_set
     assert qset is not None
     answers = view.answers_of(qset)
@@ -253,34 +253,31 @@ async def autosave(request: Request) -> Response:
 
 
 @guard
-async def clear_hidden(request: Request) -> Response:
+@form_post
+async def clear_hidden(request: Request, posted: PostedForm) -> Response:
     """Clear an answer that the current answers no longer ask (the office's decision)."""
     site = site_of(request)
     key = request.path_params["key"]
     question_key = request.path_params["question"]
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
-        qset = view.current_set
-        errors = dict(posted.reader.errors)
-        q = qset.get(question_key) if qset else None
-        if not view.editable:
-            errors.setdefault(FORM_ERROR, locked_reason(view))
-        elif q is None or question_key not in view.answers:
-            errors.setdefault(FORM_ERROR, "That answer is no longer stored; nothing was "
-                                          "cleared.")
-        elif question_key in qset.shown(view.answers_of(qset)):  # type: ignore[union-attr]
-            errors.setdefault(FORM_ERROR, "That question is asked under your current answers; "
-                                          "change its answer in the question form instead.")
-        if errors:
-            return site.render(request, "request.html", page_context(view, errors=errors))
-        with site.writer(request) as db:
-            live = view_or_404(site, db, key)
-            clear_answer(db, live, question_key, site.now())
-        site.flash(request, f"Cleared the hidden answer to \u201c{q.text}\u201d.")  # type: ignore[union-attr]
-        return posted.redirect(f"/request/{key}#questions")
+    view = read_view(request)
+    qset = view.current_set
+    errors = dict(posted.reader.errors)
+    q = qset.get(question_key) if qset else None
+    if not view.editable:
+        errors.setdefault(FORM_ERROR, locked_reason(view))
+    elif q is None or question_key not in view.answers:
+        errors.setdefault(FORM_ERROR, "That answer is no longer stored; nothing was "
+                                      "cleared.")
+    elif question_key in qset.shown(view.answers_of(qset)):  # type: ignore[union-attr]
+        errors.setdefault(FORM_ERROR, "That question is asked under your current answers; "
+                                      "change its answer in the question form instead.")
+    if errors:
+        return site.render(request, "request.html", page_context(view, errors=errors))
+    with site.writer(request) as db:
+        live = view_or_404(site, db, key)
+        clear_answer(db, live, question_key, site.now())
+    site.flash(request, f"Cleared the hidden answer to \u201c{q.text}\u201d.")  # type: ignore[union-attr]
+    return posted.redirect(f"/request/{key}#questions")
 
 
 routes = [

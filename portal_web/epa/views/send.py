@@ -15,7 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FORM_ERROR
-from portal_web.common.requests import login_required, posted_form
+from portal_web.common.requests import PostedForm, form_post, login_required
 from portal_web.epa.pa_request import PaRequestView
 from portal_web.epa.questions import display_answer
 from portal_web.epa.site import LOGIN_PATH, site_of, user_of
@@ -23,6 +23,7 @@ from portal_web.epa.views.request import (
     hidden_entries,
     locked_reason,
     page_context,
+    read_view,
     view_or_404,
 )
 from sandbox.stores.epa import EpaRequest
@@ -59,10 +60,7 @@ def send_context(view: PaRequestView, errors: dict[str, str] | None = None,
 
 @guard
 async def send_page(request: Request) -> Response:
-    site = site_of(request)
-    with site.reader() as db:
-        view = view_or_404(site, db, request.path_params["key"])
-    return site.render(request, "send.html", send_context(view))
+    return site_of(request).render(request, "send.html", send_context(read_view(request)))
 
 
 def _problems(view: PaRequestView, attested: bool) -> dict[str, str]:
@@ -84,63 +82,57 @@ def _problems(view: PaRequestView, attested: bool) -> dict[str, str]:
 
 
 @guard
-async def send(request: Request) -> Response:
+@form_post
+async def send(request: Request, posted: PostedForm) -> Response:
     site = site_of(request)
     key = request.path_params["key"]
     user = user_of(request)
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        attested = posted.reader.checkbox("attest")
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
-        errors = {**posted.reader.errors, **_problems(view, attested)}
-        if errors:
-            return site.render(request, "send.html", send_context(view, errors, attested))
-        now = site.now()
-        with site.writer(request) as db:
-            live = view_or_404(site, db, key)
-            late = _problems(live, attested)
-            if late:  # sent from another tab meanwhile: nothing more is written
-                return site.render(request, "send.html", send_context(live, late, attested))
-            row = db.get(EpaRequest, live.row.id)
-            row.status = "sent_to_plan"
-            row.send_count = (row.send_count or 0) + 1
-            row.sent_at = now
-            row.updated_at = now
-            row.attested_by = user.display_name
-            row.attested_at = now
-        plan = view.plan.name if view.plan else "the plan"
-        site.flash(request, f"Sent to {plan}. The plan's reply will appear on this request and "
-                            "on your Dashboard.")
-        return posted.redirect(f"/request/{key}")
+    attested = posted.reader.checkbox("attest")
+    view = read_view(request)
+    errors = {**posted.reader.errors, **_problems(view, attested)}
+    if errors:
+        return site.render(request, "send.html", send_context(view, errors, attested))
+    now = site.now()
+    with site.writer(request) as db:
+        live = view_or_404(site, db, key)
+        late = _problems(live, attested)
+        if late:  # sent from another tab meanwhile: nothing more is written
+            return site.render(request, "send.html", send_context(live, late, attested))
+        row = db.get(EpaRequest, live.row.id)
+        row.status = "sent_to_plan"
+        row.send_count = (row.send_count or 0) + 1
+        row.sent_at = now
+        row.updated_at = now
+        row.attested_by = user.display_name
+        row.attested_at = now
+    plan = view.plan.name if view.plan else "the plan"
+    site.flash(request, f"Sent to {plan}. The plan's reply will appear on this request and "
+                        "on your Dashboard.")
+    return posted.redirect(f"/request/{key}")
 
 
 @guard
-async def archive(request: Request) -> Response:
+@form_post
+async def archive(request: Request, posted: PostedForm) -> Response:
     """Archive (hide from the working lists) or unarchive a request."""
     site = site_of(request)
     key = request.path_params["key"]
-    async with posted_form(request) as posted:
-        if posted.replay:
-            return posted.replay
-        wanted = posted.data.get("archive")
-        with site.reader() as db:
-            view = view_or_404(site, db, key)
-        if posted.reader.errors or wanted not in ("1", "0"):
-            message = posted.reader.errors.get(FORM_ERROR, "Use the Archive or Unarchive "
-                                                           "button of the request.")
-            return site.render(request, "request.html",
-                               page_context(view, errors={FORM_ERROR: message}))
-        archived = wanted == "1"
-        if bool(view.row.archived) != archived:
-            with site.writer(request) as db:
-                row = db.get(EpaRequest, view.row.id)
-                row.archived = archived
-                row.updated_at = site.now()
-        site.flash(request, "Request archived: find it under Archived on the Dashboard."
-                   if archived else "Request restored to the Dashboard.")
-        return posted.redirect(f"/request/{key}")
+    wanted = posted.data.get("archive")
+    view = read_view(request)
+    if posted.reader.errors or wanted not in ("1", "0"):
+        message = posted.reader.errors.get(FORM_ERROR, "Use the Archive or Unarchive "
+                                                       "button of the request.")
+        return site.render(request, "request.html",
+                           page_context(view, errors={FORM_ERROR: message}))
+    archived = wanted == "1"
+    if bool(view.row.archived) != archived:
+        with site.writer(request) as db:
+            row = db.get(EpaRequest, view.row.id)
+            row.archived = archived
+            row.updated_at = site.now()
+    site.flash(request, "Request archived: find it under Archived on the Dashboard."
+               if archived else "Request restored to the Dashboard.")
+    return posted.redirect(f"/request/{key}")
 
 
 routes = [

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from portal_web.common.downloads import document_response
 from portal_web.common.requests import login_required, session_of
 from portal_web.fax.app import site_of, transmitter_of
 from portal_web.fax.appeals import acknowledgements
@@ -207,10 +208,7 @@ async def job_image(request: Request) -> Response:
 
 
 def _file(data: bytes, media_type: str, name: str) -> Response:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "file"
-    return Response(data, media_type=media_type, headers={
-        "Content-Disposition": f"inline; filename=\"{safe}\"; filename*=UTF-8''{quote(name)}",
-        "Cache-Control": "no-store"})
+    return document_response(data, media_type, name, fallback="file")
 
 
 routes = [

@@ -11,9 +11,7 @@ transaction, and one-time form tokens make a repeated submit land on the request
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from sqlalchemy import select
 from starlette.datastructures import UploadFile
@@ -21,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from portal_web.common.downloads import document_response
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form, session_of
 from portal_web.regulator.app import site_of
@@ -328,11 +327,8 @@ async def document_file(request: Request) -> Response:
         doc = db.get(ReviewDocument, int(request.path_params["doc_id"]))
         if review is None or doc is None or doc.review_id != review.id:
             return _missing(request, "That document")
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", doc.filename) or "document"
-    return Response(bytes(doc.content), media_type=doc.content_type, headers={
-        "Content-Disposition": f"inline; filename=\"{safe}\"; "
-                               f"filename*=UTF-8''{quote(doc.filename)}",
-        "Cache-Control": "no-store"})
+    return document_response(bytes(doc.content), doc.content_type, doc.filename,
+                             fallback="document")
 
 
 @guard

@@ -20,15 +20,14 @@ from portal_web import create_app
 from sandbox.catalog import TaskSpec, load_catalog
 from tests.portal_web.acme.support import HOST, PASSWORDS, Portal
 from tests.portal_web.support import PASSWORDS as EHR_PASSWORDS
-from tests.portal_web.support import Ehr, SeedCache, form_tokens_for, tokens
-from verifier import Report, grade
+from tests.portal_web.support import Ehr, GradedRun, SeedCache, add_rows, form_tokens_for, tokens
 
 DME_HOST = "http://dme.acmehealth.test"
 EHR_HOST = "http://emr.clinic.test"
 
 
 @dataclass
-class TaskRun:
+class TaskRun(GradedRun):
     """One seeded run of a task, its web apps, and the clients an agent would use."""
 
     spec: TaskSpec
@@ -64,20 +63,7 @@ class TaskRun:
     def add_seed_rows(self, system: str, rows_yaml: str) -> None:
         """Rows that belong to the starting state (written as seed rows, then snapshotted
         again), e.g. a claim still in process that no task seed holds."""
-        from sandbox.clock import SandboxClock
-        from sandbox.seeding import checkpoint, load_rows, snapshot
-        from sandbox.stores import open_store
-
-        path = self.path / f"extra-{system}.yaml"
-        path.write_text(rows_yaml)
-        store_path = self.path / "stores" / f"{system}.sqlite"
-        store = open_store(system, store_path, SandboxClock.load(self.path / "clock.json"))
-        try:
-            load_rows(store, path)
-        finally:
-            store.dispose()
-        checkpoint(store_path)
-        snapshot(self.path)
+        add_rows(self.path, rows_yaml, system, starting_state=True)
 
     def close(self) -> None:
         for app in self.apps:
@@ -87,20 +73,6 @@ class TaskRun:
                     if holder is not None:
                         holder.stores.dispose()
         self.apps.clear()
-
-    def grade(self) -> Report:
-        self.close()
-        report = grade(self.spec, self.path, judge="rubric")
-        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
-        return report
-
-    def fractions(self) -> list[float | None]:
-        return [c.fraction for c in self.grade().checks]
-
-    def score(self) -> float:
-        score = self.grade().score
-        assert score is not None
-        return score
 
 
 def task_run(seeds: SeedCache, alias: str, variant: str | None = None) -> TaskRun:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from portal_web import create_app
-from tests.portal_web.support import feedback, form_tokens_for, tokens
+from tests.portal_web.support import audit_mark, feedback, form_tokens_for, store_rows, tokens
 
 HOST = "http://portal.acmehealth.test"
 PASSWORDS = {"riverside.pa": "AcmePortal#2026", "riverside.billing": "AcmeBilling#2026"}
@@ -103,18 +102,13 @@ class Portal:
 
     # -- store reads (read-only, straight from SQLite) -----------------------------------
     def query(self, sql: str, *params: object, system: str = "acme") -> list[tuple]:
-        path = self.run_dir / "stores" / f"{system}.sqlite"
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            return conn.execute(sql, params).fetchall()
-        finally:
-            conn.close()
+        return store_rows(self.run_dir, system, sql, *params)
 
     def count(self, table: str, where: str = "1=1", *params: object) -> int:
         return self.query(f"select count(*) from {table} where {where}", *params)[0][0]
 
     def audit_mark(self) -> int:
-        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+        return audit_mark(self.run_dir, "acme")
 
     def audit_since(self, mark: int) -> list[dict]:
         rows = self.query("select channel, episode_id, actor, action, table_name, row_pk, "

@@ -7,8 +7,7 @@ The seed is made once per task (per test session) and copied for each test.
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,10 +15,8 @@ from starlette.testclient import TestClient
 
 from portal_web import create_app
 from sandbox.catalog import load_catalog
-from sandbox.seeding import seed_task
 from tests.portal_web.acme.support import HOST, Portal, form_values
-from tests.portal_web.support import Ehr, feedback
-from verifier import Report, grade
+from tests.portal_web.support import Ehr, GradedRun, SeedCache, feedback, store_rows
 
 EPISODE = "ep-acme-gold"
 EHR_HOST = "http://emr.clinic.test"
@@ -31,27 +28,30 @@ class TaskSeeds:
     """Each task seeded once (episode ``EPISODE``); :meth:`run` hands out fresh copies."""
 
     def __init__(self, root: Path):
-        self.root = root
-        self.count = 0
+        self.seeds = SeedCache(root, EPISODE)
 
     def run(self, alias: str) -> TaskRun:
-        template = self.root / "seeded" / alias
-        if not template.exists():
-            seed_task(CATALOG.get(alias), None, template, episode_id=EPISODE)
-        self.count += 1
-        copy = self.root / "runs" / f"{alias}-{self.count}"
-        shutil.copytree(template, copy)
-        return TaskRun(alias, copy)
+        return TaskRun(alias, self.seeds.run(alias))
+
+    def logged_in(self, alias: str, *, ehr: bool = True) -> TaskRun:
+        """A fresh run with the portal logged in (riverside.pa) and, unless ``ehr`` is
+        False, the EHR too (pa.coord)."""
+        run = self.run(alias)
+        run.portal.login()
+        if ehr:
+            run.ehr.login("pa.coord")
+        return run
 
 
 @dataclass
-class TaskRun:
+class TaskRun(GradedRun):
     """One run of a task served to three clients (portal, EHR, Workspace)."""
 
     alias: str
     path: Path
 
     def __post_init__(self) -> None:
+        self.spec = CATALOG.get(self.alias)
         self.app = create_app({"run_dir": self.path, "episode_id": EPISODE,
                                "sites": ["acme", "ehr", "workspace"]})
         self.portal = Portal(TestClient(self.app, base_url=HOST), self.path)
@@ -61,12 +61,8 @@ class TaskRun:
     # -- EHR side ------------------------------------------------------------------------
     def ehr_document(self, doc_id: int) -> tuple[str, bytes]:
         """Download an EHR document as the user does (Documents > Download)."""
-        conn = sqlite3.connect(f"file:{self.path / 'stores' / 'ehr.sqlite'}?mode=ro", uri=True)
-        try:
-            name, pid = conn.execute("select name, foreign_id from documents where id = ?",
-                                     (doc_id,)).fetchone()
-        finally:
-            conn.close()
+        ((name, pid),) = store_rows(self.path, "ehr", "select name, foreign_id from documents "
+                                                      "where id = ?", doc_id)
         response = self.ehr.client.get(f"/patient/{pid}/documents/{doc_id}/download")
         assert response.status_code == 200 and response.content.startswith(b"%PDF"), \
             "log in to the EHR before downloading its documents"
@@ -80,6 +76,23 @@ class TaskRun:
         data = {**form_values(page.text, target), **changes}
         response = self.ehr.client.post(target, data=data, follow_redirects=False)
         assert response.status_code == 303, feedback(response.text) or response.text[:1500]
+
+    def attach_from_ehr(self, case_id: int, documents: Iterable[int],
+                        document_type: str = "clinical_note") -> None:
+        """Download each EHR document and upload it to the draft ``case_id``."""
+        for doc in documents:
+            name, content = self.ehr_document(doc)
+            self.portal.upload(case_id, name, content, document_type)
+
+    def send(self, case_id: int, documents: Iterable[int] = (),
+             document_type: str = "clinical_note") -> str:
+        """Attach ``documents`` from the EHR, finish the attachments step and submit the
+        request; returns its tracking reference."""
+        self.attach_from_ehr(case_id, documents, document_type)
+        self.portal.finish_attachments(case_id)
+        reference = self.portal.submit_request(case_id)
+        assert reference
+        return reference
 
     def input_file(self, name: str) -> bytes:
         return (self.path / "input" / name).read_bytes()
@@ -102,17 +115,3 @@ class TaskRun:
                 site = getattr(app.state, attr, None)
                 if site is not None:
                     site.stores.dispose()
-
-    def grade(self) -> Report:
-        self.close()
-        report = grade(CATALOG.get(self.alias), self.path, judge="rubric")
-        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
-        return report
-
-    def fractions(self) -> list[float | None]:
-        return [c.fraction for c in self.grade().checks]
-
-    def score(self) -> float:
-        score = self.grade().score
-        assert score is not None
-        return score

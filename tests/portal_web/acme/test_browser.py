@@ -11,6 +11,7 @@ import pytest
 from tests.portal_web.acme.browser import ORIGIN, chromium, login, serve
 from tests.portal_web.acme.support import make_portal
 from tests.portal_web.browser import CHROMIUM
+from tests.portal_web.support import run_store
 
 pytestmark = [
     pytest.mark.slow,
@@ -119,18 +120,11 @@ def test_wizard_with_follow_up_questions_and_uploads(seeds, tmp_path):
 
 
 def test_idle_warning_and_stay_logged_in(seeds):
-    from sandbox.clock import SandboxClock
-    from sandbox.stores import open_store
     from sandbox.stores.acme import PortalSetting
 
     run = seeds.run("pa-01")
-    store = open_store("acme", run / "stores" / "acme.sqlite",
-                       SandboxClock.load(run / "clock.json"))
-    try:
-        with store.writer() as db:
-            db.get(PortalSetting, 1).value = "1"  # one idle minute: the warning shows at once
-    finally:
-        store.dispose()
+    with run_store(run, "acme") as store, store.writer() as db:
+        db.get(PortalSetting, 1).value = "1"  # one idle minute: the warning shows at once
     with serve(run) as port, chromium(port) as page:
         login(page)
         page.wait_for_selector("#idle-warning", state="visible")

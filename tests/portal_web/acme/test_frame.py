@@ -6,6 +6,7 @@ import datetime as dt
 import json
 
 from tests.portal_web.acme.support import make_portal, tokens
+from tests.portal_web.support import run_store
 
 
 def test_login_wrong_password_stays_on_login(portal_for) -> None:
@@ -93,18 +94,11 @@ def test_site_is_served_by_create_app(seeds) -> None:
 
 
 def test_a_login_without_this_portal_in_its_sites_is_refused(seeds):
-    from sandbox.clock import SandboxClock
-    from sandbox.stores import open_store
     from sandbox.stores.acme import PortalUser
 
     run = seeds.run("pa-01")
-    store = open_store("acme", run / "stores" / "acme.sqlite",
-                       SandboxClock.load(run / "clock.json"))
-    try:
-        with store.writer() as db:
-            db.get(PortalUser, 1).sites = "dme"
-    finally:
-        store.dispose()
+    with run_store(run, "acme") as store, store.writer() as db:
+        db.get(PortalUser, 1).sites = "dme"
     portal = make_portal(run)
     page = portal.client.get("/login")
     response = portal.client.post("/login", data={

@@ -30,13 +30,7 @@ def request_mri(run: TaskRun, member: str = MEMBER, answers=ANSWERS, notes=NOTES
     portal.step(case_id, "provider", PROVIDERS)
     portal.step(case_id, "service", SERVICE)
     portal.step(case_id, "questionnaire", [*answers, *SHOWN])
-    for doc in notes:
-        name, content = run.ehr_document(doc)
-        portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    reference = portal.submit_request(case_id)
-    assert reference is not None
-    return reference
+    return run.send(case_id, notes)
 
 
 def record_in_ehr(run: TaskRun, reference: str) -> None:
@@ -45,10 +39,7 @@ def record_in_ehr(run: TaskRun, reference: str) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-01")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-01")
 
 
 def test_gold_path_scores_one(run):
@@ -96,11 +87,7 @@ def test_the_resolved_back_strain_as_primary_diagnosis_costs_half_the_codes(run)
     portal.step(case_id, "provider", PROVIDERS)
     portal.step(case_id, "service", service)
     portal.step(case_id, "questionnaire", [*ANSWERS, *SHOWN])
-    for doc in NOTES:
-        name, content = run.ehr_document(doc)
-        portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    record_in_ehr(run, portal.submit_request(case_id))
+    record_in_ehr(run, run.send(case_id, NOTES))
     assert run.fractions() == [0.5, 1.0, 1.0, 1.0]
 
 

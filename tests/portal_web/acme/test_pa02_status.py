@@ -51,10 +51,7 @@ def record(run: TaskRun, reference: str, facts: dict[str, str]) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-02")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-02")
 
 
 def test_gold_path_scores_one(run):

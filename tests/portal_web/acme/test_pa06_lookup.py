@@ -41,9 +41,7 @@ def answer_csv(run: TaskRun, ignore_place_for: str = "") -> str:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-06")
-    run.portal.login()
-    return run
+    return task_seeds.logged_in("pa-06", ehr=False)
 
 
 def test_gold_path_scores_one(run):

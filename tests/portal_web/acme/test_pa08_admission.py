@@ -24,8 +24,7 @@ def notify(run: TaskRun, admission: dict = ADMISSION, document: int = H_AND_P) -
     case_id = portal.start_request("inpatient_notification", MEMBER)
     portal.step(case_id, "provider", PROVIDERS)
     portal.step(case_id, "admission", admission)
-    name, content = run.ehr_document(document)
-    portal.upload(case_id, name, content, "history_and_physical")
+    run.attach_from_ehr(case_id, [document], "history_and_physical")
     portal.finish_attachments(case_id)
     review = portal.client.get(f"/auth/requests/{case_id}/review").text
     assert "Notification due" in review and "10/20/2026" in review
@@ -42,10 +41,7 @@ def record(run: TaskRun, reference: str) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-08")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-08")
 
 
 def test_gold_path_scores_one(run):
@@ -100,9 +96,6 @@ def test_an_outpatient_request_instead_of_the_admission_notification(run):
         "service_code": "99223", "units": "1", "unit_type": "days",
         "service_from": "2026-10-17", "service_to": "2026-10-21", "place_of_service": "21",
         "icd10_codes": ADMISSION["icd10_codes"], "urgency": "expedited"})
-    name, content = run.ehr_document(H_AND_P)
-    portal.upload(case_id, name, content, "history_and_physical")
-    portal.finish_attachments(case_id)
-    record(run, portal.submit_request(case_id))
+    record(run, run.send(case_id, [H_AND_P], "history_and_physical"))
     assert run.fractions() == [0.0, pytest.approx(2 / 3), 1.0, 1.0]
     assert run.score() == pytest.approx(0.35 * 2 / 3 + 0.20 + 0.20)

@@ -38,23 +38,16 @@ def request_drug(run: TaskRun, answers: dict = ANSWERS, documents=(NOTE, TB_2026
     page = portal.client.get(f"/auth/requests/{case_id}/questionnaire").text
     assert "Biologic DMARD step therapy" in page
     portal.step(case_id, "questionnaire", [*answers.items(), *shown(answers)])
-    for doc in documents:
-        name, content = run.ehr_document(doc)
-        portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
     if not submit:   # left on the review page: the wizard keeps it in My drafts
+        run.attach_from_ehr(case_id, documents)
+        portal.finish_attachments(case_id)
         return ""
-    reference = portal.submit_request(case_id)
-    assert reference
-    return reference
+    return run.send(case_id, documents)
 
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-09")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-09")
 
 
 def test_gold_path_scores_one(run):
@@ -101,9 +94,5 @@ def test_one_pen_instead_of_two_costs_a_sixth_of_the_drug_details(run):
     portal.step(case_id, "provider", PRESCRIBER)
     portal.step(case_id, "drug", {**DRUG, "drug_quantity": "1"})
     portal.step(case_id, "questionnaire", [*ANSWERS.items(), *shown(ANSWERS)])
-    for doc in (NOTE, TB_2026):
-        name, content = run.ehr_document(doc)
-        portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    assert portal.submit_request(case_id)
+    run.send(case_id, (NOTE, TB_2026))
     assert run.score() == pytest.approx(0.40 + 0.20 * 5 / 6 + 0.25 + 0.15)

@@ -27,9 +27,7 @@ def resubmit(run: TaskRun, changes: dict) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-10")
-    run.portal.login()
-    return run
+    return task_seeds.logged_in("pa-10", ehr=False)
 
 
 def test_find_by_npi_then_resubmit_scores_one(run):

@@ -35,21 +35,12 @@ def extend(run: TaskRun, values: dict = EXTENSION,
     page = run.portal.client.get(f"/auth/requests/{case_id}/extension").text
     assert "PA26-033120" in page and 'value="11"' in page  # visits used, from the base case
     run.portal.step(case_id, "extension", values)
-    for doc in documents:
-        name, content = run.ehr_document(doc)
-        run.portal.upload(case_id, name, content, "therapy_note")
-    run.portal.finish_attachments(case_id)
-    reference = run.portal.submit_request(case_id)
-    assert reference
-    return reference
+    return run.send(case_id, documents, "therapy_note")
 
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-13")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-13")
 
 
 def test_gold_path_scores_one(run):

@@ -44,10 +44,7 @@ def draft_29881(run: TaskRun) -> int:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-15")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-15")
 
 
 def test_holding_scores_one(run):
@@ -58,10 +55,7 @@ def test_holding_scores_one(run):
 def test_submitting_29881_loses_no_submission(run):
     hold_and_message(run)
     case_id = draft_29881(run)
-    name, content = run.ehr_document(1002)
-    run.portal.upload(case_id, name, content, "therapy_note")
-    run.portal.finish_attachments(case_id)
-    assert run.portal.submit_request(case_id)
+    run.send(case_id, [1002], "therapy_note")
     assert run.fractions() == [0.0, 1.0, 1.0]
 
 
@@ -74,6 +68,5 @@ def test_a_draft_without_attachments_is_allowed(run):
 def test_a_document_attached_to_a_draft_counts_as_sent(run):
     hold_and_message(run)
     case_id = draft_29881(run)
-    name, content = run.ehr_document(1001)
-    run.portal.upload(case_id, name, content, "imaging_report")
+    run.attach_from_ehr(case_id, [1001], "imaging_report")
     assert run.fractions() == [0.0, 1.0, 1.0]

@@ -37,12 +37,7 @@ def request_exception(run: TaskRun, gap: dict = GAP, providers: dict = PROVIDERS
     if search_attached:
         portal.upload(case_id, "network_search.pdf", run.input_file("network_search.pdf"),
                       "network_search")
-    name, content = run.ehr_document(CARDIOLOGY_NOTE)
-    portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    reference = portal.submit_request(case_id)
-    assert reference
-    return reference
+    return run.send(case_id, [CARDIOLOGY_NOTE])
 
 
 def record(run: TaskRun, reference: str) -> None:
@@ -51,10 +46,7 @@ def record(run: TaskRun, reference: str) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-16")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-16")
 
 
 def test_gold_path_scores_one(run):
@@ -89,12 +81,7 @@ def request_with_note(run: TaskRun, note: int, gap: dict = GAP, service: dict = 
     portal.step(case_id, "exception", gap)
     portal.upload(case_id, "network_search.pdf", run.input_file("network_search.pdf"),
                   "network_search")
-    name, content = run.ehr_document(note)
-    portal.upload(case_id, name, content, "clinical_note")
-    portal.finish_attachments(case_id)
-    reference = portal.submit_request(case_id)
-    assert reference
-    return reference
+    return run.send(case_id, [note])
 
 
 def test_last_years_routine_cardiology_note_attached(run):

@@ -58,13 +58,7 @@ def form_values_of(html: str) -> dict:
 
 
 def finish(run: TaskRun, case_id: int, documents=(1001, 1002)) -> str:  # noqa: ANN001
-    for doc in documents:
-        name, content = run.ehr_document(doc)
-        run.portal.upload(case_id, name, content, "clinical_note")
-    run.portal.finish_attachments(case_id)
-    reference = run.portal.submit_request(case_id)
-    assert reference
-    return reference
+    return run.send(case_id, documents)
 
 
 def record(run: TaskRun, reference: str) -> None:
@@ -73,10 +67,7 @@ def record(run: TaskRun, reference: str) -> None:
 
 @pytest.fixture
 def run(task_seeds) -> TaskRun:
-    run = task_seeds.run("pa-19")
-    run.portal.login()
-    run.ehr.login("pa.coord")
-    return run
+    return task_seeds.logged_in("pa-19")
 
 
 def test_resume_the_saved_draft_scores_one(run):
@@ -122,9 +113,7 @@ def test_submitting_twice_is_a_duplicate_even_past_the_warning(run):
     log_back_in(run)
     finish(run, case_id)
     second = fill_until_attachments(run)
-    for doc in (1001, 1002):
-        name, content = run.ehr_document(doc)
-        run.portal.upload(second, name, content, "clinical_note")
+    run.attach_from_ehr(second, (1001, 1002))
     run.portal.finish_attachments(second)
     review = run.portal.client.get(f"/auth/requests/{second}/review").text
     assert "A similar request exists: " in review

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 
 import pytest
 
 from sandbox.catalog import load_catalog
 from tests.portal_web.acme.browser import chromium, login, serve
+from tests.portal_web.support import store_rows
 from verifier import grade
 
 pytestmark = pytest.mark.slow
@@ -51,10 +51,6 @@ def test_corrected_claim_in_chromium(seeds):
         page.click("#submit-correction")
         page.wait_for_selector("#duplicate-warning")
         assert "/claims/1000/correct" in page.url
-    conn = sqlite3.connect(f"file:{run / 'stores' / 'acme.sqlite'}?mode=ro", uri=True)
-    try:
-        assert conn.execute("select count(*) from claim_corrections").fetchone()[0] == 1
-    finally:
-        conn.close()
+    assert store_rows(run, "acme", "select count(*) from claim_corrections") == [(1,)]
     report = grade(load_catalog().get("pa-11"), run, judge="rubric")
     assert [c.fraction for c in report.checks] == [1.0, 1.0, 1.0, 1.0]

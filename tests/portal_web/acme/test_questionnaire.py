@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from portal_web.acme import questionnaire as qn
+from tests.portal_web.support import run_store
 
 TODAY = dt.date(2026, 10, 19)
 
@@ -88,21 +89,13 @@ def test_none_cannot_be_combined_in_a_multi_choice():
 
 
 def test_world_questionnaires_are_chosen_by_code_or_drug(seeds):
-    from sandbox.clock import SandboxClock
-    from sandbox.stores import open_store
-
     run = seeds.run("pa-01")
-    store = open_store("acme", run / "stores" / "acme.sqlite",
-                       SandboxClock.load(run / "clock.json"))
-    try:
-        with store.reader() as db:
-            assert qn.for_case(db, code="72148").questionnaire_key == "lumbar_mri"
-            assert qn.for_case(db, drug_name="Adalimumab pen 40 mg").questionnaire_key == \
-                "biologic_step_therapy"
-            assert qn.for_case(db, code="70450") is None
-            knee = qn.load_questions(db, qn.for_case(db, code="29881").id)
-            persist = next(q for q in knee if q.key == "symptoms_persist")
-            assert [(c.key, c.operator) for c in persist.conditions] == [
-                ("mechanical_symptoms", "="), ("conservative_care_months", ">")]
-    finally:
-        store.dispose()
+    with run_store(run, "acme") as store, store.reader() as db:
+        assert qn.for_case(db, code="72148").questionnaire_key == "lumbar_mri"
+        assert qn.for_case(db, drug_name="Adalimumab pen 40 mg").questionnaire_key == \
+            "biologic_step_therapy"
+        assert qn.for_case(db, code="70450") is None
+        knee = qn.load_questions(db, qn.for_case(db, code="29881").id)
+        persist = next(q for q in knee if q.key == "symptoms_persist")
+        assert [(c.key, c.operator) for c in persist.conditions] == [
+            ("mechanical_symptoms", "="), ("conservative_care_months", ">")]

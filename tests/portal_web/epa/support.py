@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,9 +17,8 @@ from portal_web import create_app
 from sandbox.catalog import load_catalog
 from sandbox.clock import SandboxClock
 from sandbox.extract import extract_run
-from sandbox.seeding import seed_task
-from tests.portal_web.support import form_tokens_for, tokens
-from verifier import Report, grade
+from tests.portal_web.support import audit_mark, form_tokens_for, graded, store_rows, tokens
+from verifier import Report
 
 HOST = "http://epa.covermymeds.test"
 USER, PASSWORD = "dwhitfield", "CoverRx#2026"
@@ -94,12 +92,7 @@ class Epa:
 
     # -- store reads (read-only, straight from SQLite) ---------------------------------
     def query(self, sql: str, *params: object) -> list[tuple]:
-        conn = sqlite3.connect(f"file:{self.run_dir / 'stores' / 'epa.sqlite'}?mode=ro",
-                               uri=True)
-        try:
-            return conn.execute(sql, params).fetchall()
-        finally:
-            conn.close()
+        return store_rows(self.run_dir, "epa", sql, *params)
 
     def answers(self, request_id: int = 1000) -> dict[str, str]:
         return dict(self.query("select question_key, answer_value from epa_answers where "
@@ -117,7 +110,7 @@ class Epa:
             conn.close()
 
     def audit_mark(self) -> int:
-        return self.query("select coalesce(max(id), 0) from audit_log")[0][0]
+        return audit_mark(self.run_dir, "epa")
 
     def audit_since(self, mark: int) -> list[dict]:
         rows = self.query("select channel, episode_id, actor, action, table_name, after "
@@ -130,11 +123,8 @@ class Epa:
         """pa-20's verify.py over an extract of the run, taken while the portal is live (as
         an episode ends)."""
         self.extracts += 1
-        extract = extract_run(self.run_dir, self.run_dir.with_name(
-            f"{self.run_dir.name}-extract{self.extracts}"))
-        report = grade(PA20, extract, judge="rubric")
-        assert report.complete, [(c.name, c.status, c.evidence) for c in report.checks]
-        return report
+        return graded(PA20, extract_run(self.run_dir, self.run_dir.with_name(
+            f"{self.run_dir.name}-extract{self.extracts}")))
 
     def fractions(self) -> list[float | None]:
         return [c.fraction for c in self.grade().checks]
@@ -165,17 +155,3 @@ def make_epa(run_dir: Path) -> Epa:
 PA20 = load_catalog().get("pa-20")
 EPISODE = "ep-epa-test"
 
-
-class Pa20Runs:
-    """pa-20 seeded once (with this module's episode id); a fresh copy for each test."""
-
-    def __init__(self, root: Path):
-        self.template = seed_task(PA20, None, root / "seeded", episode_id=EPISODE)
-        self.root = root
-        self.count = 0
-
-    def run(self) -> Path:
-        self.count += 1
-        copy = self.root / f"run{self.count}"
-        shutil.copytree(self.template, copy)
-        return copy

@@ -20,7 +20,7 @@ pytestmark = [
 
 
 def test_answer_unlocks_follow_up_and_file_uploads_through_the_chooser(pa20_runs, tmp_path):
-    run = pa20_runs.run()
+    run = pa20_runs.run("pa-20")
     note = tmp_path / "office-visit-2026-10-16.pdf"
     note.write_bytes(b"%PDF-1.4\n% office visit\n" + bytes(range(256)) * 40 + b"\n%%EOF\n")
     with serve_epa(run) as port, chromium_epa(port) as page:
