@@ -10,9 +10,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from portal_web.common.account_site import AccountSite, build_account_app, new_site
+from portal_web.common.account_site import build_account_app, new_site
 from portal_web.common.login import LoginPage, account_login, login_routes
+from portal_web.fax.site import site_of
 from portal_web.fax.transmitter import FaxTransmitter
+from portal_web.fax.views import compose, resources, sent
 from portal_web.settings import PortalSettings
 from sandbox.stores.fax import FaxAccount
 
@@ -23,22 +25,12 @@ HOME = "/sent"
 PRODUCT = "Beta Care FaxLink"
 
 
-def site_of(request: Request) -> AccountSite:
-    return request.app.state.fax
-
-
-def transmitter_of(request: Request) -> FaxTransmitter:
-    return request.app.state.transmitter
-
-
 async def home(request: Request) -> Response:
     return RedirectResponse(HOME, status_code=303)
 
 
 def build_fax_app(settings: PortalSettings) -> Starlette:
     """The fax service of one episode (host ``fax.betacare.test``)."""
-    from portal_web.fax.views import compose, resources, sent
-
     site = new_site(settings, "fax", TEMPLATES_DIR, cookie="FAXLINK",
                     frame={"product": PRODUCT})
     routes = [Route("/", home, methods=["GET"], name="home"),

@@ -7,13 +7,8 @@ browser that opens the host gets a plain-text "API only" answer.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import logging
-from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -22,18 +17,23 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from portal_web.common.episode import EpisodeStores, StoreUnavailable
-from portal_web.common.sessions import Principal
-from portal_web.payer_api.edi import InterchangeUnreadable, read_interchange
+from portal_web.payer_api import pas
+from portal_web.payer_api.access import (
+    SYSTEM,
+    PayerApi,
+    api_of,
+    authenticate,
+    principal_for,
+    read_body,
+)
+from portal_web.payer_api.edi import InterchangeUnreadable, Problem, read_interchange
 from portal_web.payer_api.exchange import Exchange, next_control
 from portal_web.payer_api.outbound import interchange, ta1
 from portal_web.settings import PortalSettings
 from sandbox.stores.acme import ApiClient, X12Transaction
 
 log = logging.getLogger("portal_web.payer_api")
-SYSTEM = "acme"
 X12_TYPE = "application/edi-x12"
-MAX_BODY = 30 * 1024 * 1024
-REALM = 'Basic realm="Acme Health API"'
 API_ONLY = ("Acme Health - X12 278 and Da Vinci PAS API (api.acmehealth.test)\n\n"
             "API only: this host has no web pages. Registered trading partners POST X12\n"
             "interchanges to /x12/278 (Content-Type: application/EDI-X12) or PAS Bundles to\n"
@@ -42,70 +42,6 @@ API_ONLY = ("Acme Health - X12 278 and Da Vinci PAS API (api.acmehealth.test)\n\
             "http://api.acmehealth.test/companion-guide\n"
             "Providers without an API agreement use the provider portal:\n"
             "http://portal.acmehealth.test\n")
-
-
-@dataclass
-class PayerApi:
-    settings: PortalSettings
-    stores: EpisodeStores
-
-    def now(self):  # noqa: ANN201 - naive sandbox-local datetime
-        return self.stores.now().replace(microsecond=0)
-
-
-def api_of(request: Request) -> PayerApi:
-    return request.app.state.payer_api
-
-
-def principal_for(client: ApiClient) -> Principal:
-    return Principal(username=client.client_id, user_id=client.id, display_name=client.name,
-                     channel="api")
-
-
-def basic_credentials(request: Request) -> tuple[str, str] | None:
-    header = request.headers.get("authorization", "")
-    if not header.lower().startswith("basic "):
-        return None
-    try:
-        decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    client_id, sep, secret = decoded.partition(":")
-    return (client_id, secret) if sep else None
-
-
-def authenticate(request: Request, scope: str) -> ApiClient | Response:
-    """The API client of the request, or a 401/403 plain-text answer."""
-    credentials = basic_credentials(request)
-    if credentials is None:
-        return PlainTextResponse("Authentication required: send HTTP Basic credentials "
-                                 "(client_id as user name, client_secret as password).\n",
-                                 status_code=401, headers={"WWW-Authenticate": REALM})
-    client_id, secret = credentials
-    with api_of(request).stores.reader(SYSTEM) as db:
-        client = db.scalar(select(ApiClient).where(ApiClient.client_id == client_id[:60]))
-    digest = hashlib.sha256(secret[:500].encode("utf-8")).hexdigest()
-    if client is None or not client.active or not hmac.compare_digest(
-            digest, client.secret_sha256):
-        return PlainTextResponse("Unknown client or wrong client secret.\n", status_code=401,
-                                 headers={"WWW-Authenticate": REALM})
-    if scope not in client.scopes.split():
-        return PlainTextResponse(f"This client is not enabled for '{scope}' transactions.\n",
-                                 status_code=403)
-    return client
-
-
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise HTTPException(413, f"The request is larger than {limit // (1024 * 1024)} MB.")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HTTPException(413, f"The request is larger than {limit // (1024 * 1024)} MB.")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 # -- routes -----------------------------------------------------------------------------------
@@ -155,7 +91,6 @@ async def x12_submit(request: Request) -> Response:
 
 def _unreadable(db, client: ApiClient, body: bytes, exc: InterchangeUnreadable,  # noqa: ANN001
                 now) -> Response:  # noqa: ANN001
-    from portal_web.payer_api.edi import Problem
 
     control = next_control(db)
     problem = Problem(exc.note, str(exc))
@@ -183,9 +118,7 @@ def _header_text(text: str) -> str:
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if request.url.path.startswith("/fhir"):
-        from portal_web.payer_api.pas import outcome
-
-        return outcome(exc.status_code, "invalid", str(exc.detail))
+        return pas.outcome(exc.status_code, "invalid", str(exc.detail))
     return PlainTextResponse(f"{exc.detail}\n", status_code=exc.status_code,
                              headers=exc.headers)
 
@@ -202,7 +135,6 @@ async def busy(request: Request, exc: Exception) -> Response:
 
 def build_payer_api(settings: PortalSettings) -> Starlette:
     """The app of ``api.acmehealth.test`` for one episode."""
-    from portal_web.payer_api import pas
 
     app = Starlette(
         routes=[

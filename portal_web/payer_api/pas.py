@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from portal_web.payer_api import cases
+from portal_web.payer_api.access import api_of, authenticate, principal_for, read_body
 from portal_web.payer_api.answers import questionnaire_id, questionnaire_url
 from portal_web.payer_api.cases import IncomingDocument, Rejection, ReviewRequest
 from portal_web.payer_api.exchange import next_control
@@ -76,8 +77,6 @@ def fhir_time(value: dt.datetime) -> str:
 
 # -- read-only resources ------------------------------------------------------------------------
 async def metadata(request: Request) -> Response:
-    from portal_web.payer_api.app import api_of
-
     now = api_of(request).now()
     return FhirResponse({
         "resourceType": "CapabilityStatement", "status": "active", "kind": "instance",
@@ -161,8 +160,6 @@ def _enable_when(question: PaQuestion, source: PaQuestion | None) -> dict[str, A
 
 
 async def questionnaire_read(request: Request) -> Response:
-    from portal_web.payer_api.app import api_of, authenticate
-
     client = authenticate(request, "278")
     if isinstance(client, Response):
         return outcome(client.status_code, "security", client.body.decode().strip())
@@ -178,8 +175,6 @@ async def questionnaire_read(request: Request) -> Response:
 
 async def questionnaire_search(request: Request) -> Response:
     """``Questionnaire?context=<CPT>`` (or ``?url=``): which questionnaire a code needs."""
-    from portal_web.payer_api.app import api_of, authenticate
-
     client = authenticate(request, "278")
     if isinstance(client, Response):
         return outcome(client.status_code, "security", client.body.decode().strip())
@@ -443,8 +438,6 @@ def _log(db, client: ApiClient, direction: str, raw: str, now: dt.datetime,  # n
 
 async def submit(request: Request) -> Response:
     """``POST /fhir/Claim/$submit``."""
-    from portal_web.payer_api.app import api_of, authenticate, principal_for, read_body
-
     client = authenticate(request, "278")
     if isinstance(client, Response):
         return outcome(client.status_code, "security", client.body.decode().strip())
@@ -487,8 +480,6 @@ async def submit(request: Request) -> Response:
 
 async def inquire(request: Request) -> Response:
     """``POST /fhir/Claim/$inquire``: a Bundle whose Claim names the tracking reference."""
-    from portal_web.payer_api.app import api_of, authenticate, read_body
-
     client = authenticate(request, "status")
     if isinstance(client, Response):
         return outcome(client.status_code, "security", client.body.decode().strip())

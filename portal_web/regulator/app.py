@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.requests import Request
 
-from portal_web.common.account_site import AccountSite, build_account_app, new_site
+from portal_web.common.account_site import build_account_app, new_site
 from portal_web.common.login import LoginPage, account_login, login_routes
+from portal_web.regulator.site import site_of
+from portal_web.regulator.views import requests
 from portal_web.settings import PortalSettings
 from sandbox.stores.regulator import RegulatorUser
 
@@ -19,14 +20,8 @@ HOME = "/"
 AGENCY = "State Department of Insurance"
 
 
-def site_of(request: Request) -> AccountSite:
-    return request.app.state.regulator
-
-
 def build_regulator_app(settings: PortalSettings) -> Starlette:
     """The external review portal of one episode (host ``review.insurance.state.test``)."""
-    from portal_web.regulator.views import requests
-
     site = new_site(settings, "regulator", TEMPLATES_DIR, cookie="DOIREVIEW",
                     frame={"agency": AGENCY})
     routes = [*login_routes(account_login(RegulatorUser), site_of=site_of,

@@ -23,7 +23,6 @@ from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form, session_of
-from portal_web.fax.app import site_of, transmitter_of
 from portal_web.fax.documents import (
     ACCEPT,
     MAX_PAGES,
@@ -31,6 +30,7 @@ from portal_web.fax.documents import (
     FaxFileError,
     read_fax_file,
 )
+from portal_web.fax.site import site_of, transmitter_of
 from portal_web.fax.transmitter import confirmation_id
 from sandbox.stores.fax import FaxAccount, FaxDocument, FaxJob, FaxNumber
 

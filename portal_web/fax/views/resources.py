@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.requests import login_required
-from portal_web.fax.app import site_of
+from portal_web.fax.site import site_of
 from sandbox.stores.fax import BetaClaim, FaxNumber, Policy
 
 guard = login_required("/login")

@@ -21,9 +21,9 @@ from starlette.routing import Route
 
 from portal_web.common.downloads import document_response
 from portal_web.common.requests import login_required, session_of
-from portal_web.fax.app import site_of, transmitter_of
 from portal_web.fax.appeals import acknowledgements
 from portal_web.fax.sink import received_pdf
+from portal_web.fax.site import site_of, transmitter_of
 from portal_web.fax.transmission import LineEvent, state_at
 from portal_web.fax.transmitter import plan_for
 from sandbox.stores.fax import FaxAccount, FaxDocument, FaxJob, FaxNumber, ReceivedFax

@@ -22,7 +22,6 @@ from starlette.routing import Route
 from portal_web.common.downloads import document_response
 from portal_web.common.forms import FieldReader
 from portal_web.common.requests import login_required, posted_form, session_of
-from portal_web.regulator.app import site_of
 from portal_web.regulator.pdfform import FORM_FILENAME, blank_form, read_pdf_form
 from portal_web.regulator.requestform import (
     APPLICANT_LABELS,
@@ -36,6 +35,7 @@ from portal_web.regulator.requestform import (
     read_request,
     values_of,
 )
+from portal_web.regulator.site import site_of
 from sandbox.stores.regulator import (
     DOCUMENT_TYPES,
     ExternalReview,
