@@ -69,6 +69,10 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
         "policy": {"url_blocklist": ["*", *BLOCKED_SCHEMES], "url_allowlist": allow},
         "download": {"default_directory": str(downloads), "prompt_for_download": False,
                      "directory_upgrade": True},
+        # no downloads panel dropping open by itself over the page when a download is done
+        # (the toolbar's download button stays): it opened or not depending on how long the
+        # download took, and took the next click when it was open
+        "download_bubble": {"partial_view_enabled": False},
         "savefile": {"default_directory": str(downloads)},
         "selectfile": {"last_directory": str(documents)},
         "profile": {"password_manager_enabled": False, "exit_type": "Normal",
