@@ -8,8 +8,8 @@ had dropped down when the input was recorded has arrived again, however slow the
 No settle-wait can see that: a slow page shows nothing until it arrives.
 
 The comparison tolerates what does not matter to where an input lands - a blinking caret, a
-typed character, a ticking clock are a few grey levels of one cell - and catches what does:
-a page, dialog, menu or list of any size changes many cells by many levels.
+typed character, a ticking clock are a few grey levels of one cell, a taskbar highlight a
+few cells - and catches what does: a page, dialog, menu or list changes many cells.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from pixel_stream.imaging import frame_image
 GRID = (40, 25)
 # A cell "differs" when its mean grey moved by more than this many levels (0..255) ...
 CELL_LEVELS = 12
-# ... and two screens match when at most this many cells differ.
-MATCH_CELLS = 3
+# ... and two screens match when at most this many cells differ (a taskbar button's
+# highlight repainted a moment later is 6; a drop-down list or a small dialog is 15 and up).
+MATCH_CELLS = 8
 
 
 class CheckpointError(ValueError):
