@@ -50,7 +50,9 @@ class ShellBase(QWidget):
 
     # -- persona hooks -------------------------------------------------------------------
     def make_workspace(self, chart: PatientChart) -> QWidget:
-        raise NotImplementedError
+        """The persona's layout of an open chart (Hyperspace's Storyboard and activity tabs,
+        PowerChart's menu and banner); each persona's shell defines it."""
+        raise NotImplementedError(f"{type(self).__name__} lays out no chart workspace")
 
     def tab_title(self, chart: PatientChart) -> str:
         return chart.summary.name

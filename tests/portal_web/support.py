@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -127,15 +128,16 @@ def graded(spec: TaskSpec, run: Path) -> Report:
     return report
 
 
-class GradedRun:
+class GradedRun(ABC):
     """A task run graded as an episode ends: the apps' stores closed (their WAL folded
     back), then the task's verifier on the run directory."""
 
     spec: TaskSpec
     path: Path
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Close the run's apps and stores, as an episode does before it grades."""
 
     def grade(self) -> Report:
         self.close()

@@ -14,15 +14,13 @@ The sensitivity suite runs on the oracle's 1.0 extract, in the same test and wit
 episode (:mod:`verifier.sensitivity`): every value the task's ``verify.py`` declares in
 ``GRADED`` is changed in turn in a copy of the extract, through the audited writer, and the
 score must drop by exactly that value's share; every value the gold wrote must be graded or
-declared ``UNGRADED`` with a reason. A task whose verify.py has no ``GRADED`` list yet is
-reported (a ``SensitivityNotDeclared`` warning), not passed silently.
+declared ``UNGRADED`` with a reason (every task with a gold declares both).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import warnings
 
 import pytest
 
@@ -39,10 +37,6 @@ CASES = [(spec, variant) for spec in CATALOG if (spec.folder / "gold.py").is_fil
          for variant in spec.variant_names]
 # a busy CI machine may need more than the default 45 s to bring an episode up
 CONFIG = EpisodeConfig(start_timeout_s=120)
-
-
-class SensitivityNotDeclared(UserWarning):
-    """A task with a gold whose verify.py does not yet declare what its checks grade."""
 
 
 def _has_chromium() -> bool:
@@ -105,13 +99,7 @@ def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_pat
     assert solved.report.veto is None, solved.report_text
 
     print(sensitivity.render())
-    if sensitivity.declared:
-        assert sensitivity.ok, sensitivity.render()
-    else:
-        warnings.warn(SensitivityNotDeclared(
-            f"{spec.alias} has a gold but its verify.py declares no GRADED list: the "
-            "sensitivity suite cannot check that its graded values move the score"),
-            stacklevel=1)
+    assert sensitivity.declared and sensitivity.ok, sensitivity.render()
     if spec.channel == "api":
         assert oracle.actions == 0 and inputs == []  # the API, not the screen
     else:  # the oracle's clicks and keys went through the agent API into the trace
