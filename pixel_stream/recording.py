@@ -47,6 +47,7 @@ class _Pending:
     line: dict[str, Any]
     at: float
     screenshot: bool
+    checkpoint: Frame | None = None  # the frame whose thumbnail the line carries
     next_arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -121,30 +122,31 @@ class TraceRecorder:
         motion = (kind == "input" and event.get("t") == "move") or (
             kind == "action" and event.get("action") == "mouse_move")
         checkpoint = self._checkpoint(seq_before, frame_before) if not motion else None
-        if checkpoint is not None:
-            line["screen"] = checkpoint
         shot = self.screenshots and not (kind == "input" and event.get("t") == "move")
-        pending = _Pending(line=line, at=now, screenshot=shot)
+        pending = _Pending(line=line, at=now, screenshot=shot, checkpoint=checkpoint)
         if self._last is not None:
             self._last.next_arrived.set()
         self._last = pending
         self._queue.put_nowait(pending)
 
-    def _checkpoint(self, seq_before: int, frame: Frame | None) -> str | None:
-        """The checkpoint of frame ``seq_before`` (given, or still the latest frame) unless
-        an earlier line carries it; None when that frame went by unseen."""
+    def _checkpoint(self, seq_before: int, frame: Frame | None) -> Frame | None:
+        """The frame ``seq_before`` (given, or still the latest frame) to checkpoint, unless
+        an earlier line carries it; None when that frame went by unseen. Its thumbnail is
+        made later, off the input path."""
         if frame is None or frame.seq != seq_before:
             frame = self._capture.slot.latest
         if frame is None or frame.seq != seq_before or seq_before == self._checkpoint_seq:
             return None
         self._checkpoint_seq = seq_before
-        return encode_thumb(screen_thumb(frame))
+        return frame
 
     async def _finalise_loop(self) -> None:
         while True:
             pending = await self._queue.get()
             if pending is None:
                 return
+            if pending.checkpoint is not None:
+                pending.line["screen"] = await asyncio.to_thread(_thumb, pending.checkpoint)
             await self._settle(pending)
             frame = self._capture.slot.latest
             pending.line["seq_after"] = frame.seq if frame else 0
@@ -191,6 +193,10 @@ class TraceRecorder:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _thumb(frame: Frame) -> str:
+    return encode_thumb(screen_thumb(frame))
 
 
 def read_trace(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
