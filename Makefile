@@ -21,7 +21,7 @@ lint: $(STAMP)
 
 # tests run on up to four workers (one per core): episodes mostly wait on pages and settles
 test: $(STAMP) lint
-	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4
+	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --durations=25
 
 bench: $(STAMP)
 	$(PY) -m episodes.benchmarks

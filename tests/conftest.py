@@ -52,3 +52,14 @@ def no_leaks(monkeypatch):
     yield leftovers
     left = leftovers()
     assert not left, f"processes left behind: {left}"
+
+
+def pytest_collection_modifyitems(items):
+    """The tests given a longer time limit than the default (the long gold runs and
+    replays) go first, longest first: workers share them out at the start instead of one
+    worker starting a ten-minute episode when the rest of the suite is done."""
+    def limit(item) -> float:
+        marker = item.get_closest_marker("timeout")
+        return float(marker.args[0]) if marker and marker.args else 0.0
+
+    items.sort(key=lambda item: -limit(item))

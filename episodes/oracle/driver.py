@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOCATE_TIMEOUT_S = 10.0
-SETTLE = {"quiet_ms": 120, "timeout_ms": 4000}
+# the oracle locates by the page and the inspector, not by the picture it gets back: a small
+# JPEG costs a few milliseconds where a full PNG costs tens on a busy core
+SETTLE = {"quiet_ms": 120, "timeout_ms": 4000, "format": "jpeg", "quality": 20}
 
 
 @dataclass(frozen=True)

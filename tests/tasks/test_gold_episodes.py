@@ -4,11 +4,12 @@ window, pixel sessions).
 
 In one episode: graded as seeded first (what the ``none`` agent gets: the score
 ``task.yaml`` declares), then reset and solved by the oracle through the agent API only
-(1.0; an API-channel oracle over HTTP, with nothing on the screen). Then the task's recorded
-gold trace of that variant, replayed by coordinates in a fresh episode, as it was recorded,
-scores 1.0 too. (Not after a reset of the same episode: the browser keeps what it learnt
-before the reset, such as a field's earlier entries offered under it, so the screens a
-replay waits for differ.)
+(1.0; an API-channel oracle over HTTP, with nothing on the screen). In a test of its own
+(so that another worker can run it beside the gold run), the task's recorded gold trace of
+that variant, replayed by coordinates in a fresh episode, as it was recorded, scores 1.0 too.
+(Not after a reset of the same episode: the browser keeps what it learnt before the reset,
+such as a field's earlier entries offered under it, so the screens a replay waits for
+differ.)
 
 The sensitivity suite runs on the oracle's 1.0 extract, in the same test and without another
 episode (:mod:`verifier.sensitivity`): every value the task's ``verify.py`` declares in
@@ -35,6 +36,30 @@ from verifier.sensitivity import run_sensitivity
 CATALOG = load_catalog()
 CASES = [(spec, variant) for spec in CATALOG if (spec.folder / "gold.py").is_file()
          for variant in spec.variant_names]
+REPLAYS = [(spec, variant) for spec, variant in CASES
+           if gold_trace_path(spec.folder, variant).is_file()]
+
+
+def _recorded_seconds(spec, variant) -> float:
+    """How long the gold trace took to record (0 for an API task): the yardstick of how
+    long its gold run and its replay take."""
+    trace = gold_trace_path(spec.folder, variant)
+    if not trace.is_file():
+        return 0.0
+    last = trace.read_text().rstrip().rsplit("\n", 1)[-1]
+    return float(json.loads(last).get("t", 0.0))
+
+
+def _params(cases, per_recorded_second: float):
+    """Each case with a time limit scaled by its recorded length (pa-14's 700 inputs take
+    minutes where ord-15's 30 take seconds, and a busy CI machine doubles either); the
+    longest first, so that no worker starts one when the others are nearly done."""
+    timed = sorted(cases, key=lambda c: -_recorded_seconds(*c))
+    return [pytest.param(spec, variant, id=f"{spec.alias}-{variant}",
+                         marks=pytest.mark.timeout(
+                             300 + per_recorded_second * _recorded_seconds(spec, variant)))
+            for spec, variant in timed]
+
 # a busy CI machine may need more than the default 45 s to bring an episode up
 CONFIG = EpisodeConfig(start_timeout_s=120)
 
@@ -84,8 +109,7 @@ async def _untouched_then_gold(spec, variant, run_dir):
         await episode.stop()
 
 
-@pytest.mark.parametrize(("spec", "variant"), CASES,
-                         ids=[f"{s.alias}-{v}" for s, v in CASES])
+@pytest.mark.parametrize(("spec", "variant"), _params(CASES, 3.0))
 def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_path, no_leaks):
     untouched, solved, oracle, inputs, sensitivity = asyncio.run(
         _untouched_then_gold(spec, variant, tmp_path / "run"))
@@ -105,11 +129,14 @@ def test_gold_scores_one_and_untouched_scores_as_declared(spec, variant, tmp_pat
     else:  # the oracle's clicks and keys went through the agent API into the trace
         assert {entry["client"] for entry in inputs} == {"oracle"}
         assert 0 < solved.steps <= len(inputs) <= oracle.actions  # waits are not inputs
+    assert not no_leaks(), "episode processes outlived stop()"
 
+
+@pytest.mark.parametrize(("spec", "variant"), _params(REPLAYS, 3.0))
+def test_recorded_gold_trace_replays_to_one(spec, variant, tmp_path, no_leaks):
     trace = gold_trace_path(spec.folder, variant)
-    if trace.is_file():
-        replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
-                                           tmp_path / "replay", CONFIG, measure_reset=True))
-        assert replayed.score == 1.0, _failing(replayed)
-        assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
+    replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
+                                       tmp_path / "replay", CONFIG, measure_reset=True))
+    assert replayed.score == 1.0, _failing(replayed)
+    assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
     assert not no_leaks(), "episode processes outlived stop()"
