@@ -2,7 +2,8 @@
 
 The data commands (``tasks``, ``seed``, ``fingerprint``, ``extract``, ``audit verify``,
 ``verify``) are in :mod:`~episodes.cli.data_commands`, the episode commands (``run``,
-``bench``, ``up``) in :mod:`~episodes.cli.episode_commands`. Every error a user can cause
+``bench``, ``up``) in :mod:`~episodes.cli.episode_commands`, ``compare`` in
+:mod:`~episodes.cli.compare_command`. Every error a user can cause
 prints one line saying what was wrong and what to do, and exits 2; nothing prints a
 traceback.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from episodes.cli import data_commands, episode_commands
+from episodes.cli import compare_command, data_commands, episode_commands
 from episodes.cli.usage import UsageError
 from sandbox import __version__
 from sandbox.errors import SandboxError
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     data_commands.register(sub)
     episode_commands.register(sub)
+    compare_command.register(sub)
     return parser
 
 
