@@ -107,7 +107,7 @@ async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int =
             async with lock:
                 with open(out / "results.jsonl", "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(row) + "\n")
-                write_tables(out)
+                write_tables(out, tasks_dirs=tasks_dirs)
             if on_event:
                 on_event("done", job, row)
 
@@ -120,7 +120,7 @@ async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int =
         await _stop_children(children)
         raise
     finally:
-        write_tables(out, add_wall_s=time.monotonic() - started)
+        write_tables(out, add_wall_s=time.monotonic() - started, tasks_dirs=tasks_dirs)
     return load_results(out)
 
 
