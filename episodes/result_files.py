@@ -33,10 +33,11 @@ def write_tables(out: Path, add_wall_s: float | None = None,
     """``results.csv`` and ``report.html`` from ``results.jsonl`` (latest row per job)."""
     rows = latest_rows(load_results(out))
     with open(out / "results.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(RESULT_FIELDS), extrasaction="ignore")
+        fields = [*RESULT_FIELDS, *(f for f in MODEL_FIELDS if f not in RESULT_FIELDS)]
+        writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: row.get(k) for k in RESULT_FIELDS})
+            writer.writerow({k: row.get(k) for k in fields})
     meta_path = out / "bench.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     if add_wall_s is not None:  # a resumed bench adds its time to the earlier sessions'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -47,6 +48,9 @@ def test_report_references_step_images_and_carries_the_evidence(tmp_path: Path):
     assert "0.767</span> <small>[0.500, 1.000]</small>" in html  # mean score of all episodes
     assert "12,030" in html and "0.0438" in html  # tokens in, cost of the three rows
     assert "observe <b>screenshot</b>" in html
+    table = list(csv.DictReader((out / "results.csv").open()))
+    assert {(r["alias"], r["tokens_in"], r["cost_usd"], r["ended_by"]) for r in table} == {
+        (alias, "4010", "0.0146", "done") for alias in SCORES}
 
 
 def test_step_images_of_runs_elsewhere_and_of_a_moved_bench(tmp_path: Path):
