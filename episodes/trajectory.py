@@ -22,6 +22,7 @@ STEP_FIELDS = ("step", "t", "text", "actions", "tokens_in", "tokens_out", "model
                "action_s", "error")
 MAX_TRACE_INPUTS = 2000
 MAX_TEXT = 20_000
+DEFAULT_SCREEN = (1280, 800)  # the workstation's resolution
 
 
 def run_folder(row: dict[str, Any], out: Path) -> Path:
@@ -121,6 +122,17 @@ def trace_inputs(trace: Path, limit: int = MAX_TRACE_INPUTS) -> tuple[list[dict[
     return inputs, total
 
 
+def screen_size(trace: Path) -> list[int]:
+    """The screen's size from the trace's header (what actions' coordinates refer to)."""
+    with contextlib.suppress(OSError, ValueError), open(trace, encoding="utf-8") as fh:
+        header = json.loads(fh.readline() or "{}")
+        if isinstance(header, dict):
+            width, height = int(header.get("width") or 0), int(header.get("height") or 0)
+            if width > 0 and height > 0:
+                return [width, height]
+    return list(DEFAULT_SCREEN)
+
+
 def describe_action(action: dict[str, Any]) -> str:
     """One line for an agent-API action: ``left_click (940, 292)``, ``type "riverside"``."""
     name = str(action.get("action", "?"))
@@ -154,10 +166,11 @@ def episode_view(row: dict[str, Any], out: Path, report: dict[str, Any] | None
         "veto": (report or {}).get("veto"),
         "notes": (report or {}).get("notes") or [],
     }
+    trace = Path(files["trace"]) if files.get("trace") else run_dir / "trace" / "trace.jsonl"
+    if not trace.is_file():
+        trace = run_dir / "trace" / "trace.jsonl"
+    view["screen"] = screen_size(trace)
     if steps is None:
-        trace = Path(files["trace"]) if files.get("trace") else run_dir / "trace" / "trace.jsonl"
-        if not trace.is_file():
-            trace = run_dir / "trace" / "trace.jsonl"
         view["inputs"], view["inputs_total"] = trace_inputs(trace)
     for step in steps or []:
         for action in step["actions"]:

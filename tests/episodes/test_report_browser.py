@@ -60,6 +60,7 @@ def test_trajectory_viewer_in_chromium(tmp_path: Path):
             assert second["actions"] == ["type", "key"]
             assert 'type "Hernandez"' in second["drawn"] and "key Return" in second["drawn"]
             assert second["position"] == "step 2 / 4" and "Step 2:" in second["text"]
+            assert await page.evaluate("location.hash") == "#episode-1-step-2"
 
             await page.click("#next")
             third = await frame()  # its screenshot is missing: said so, action still drawn
@@ -98,6 +99,8 @@ def test_trajectory_viewer_in_chromium(tmp_path: Path):
             assert (await frame())["src"] == "runs/pa-01__default/steps/0001.png"
             assert await page.locator("tr[data-episode='1']").get_attribute("class") \
                 == "graded perfect selected"
+            await page.goto((out / "report.html").as_uri() + "#episode-1-step-3")
+            assert (await frame())["position"] == "step 3 / 4"  # a link to a step
             assert errors == []
             await browser.close()
 

@@ -23,10 +23,15 @@ def episodes_of(html: str) -> list[dict]:
 
 def test_report_references_step_images_and_carries_the_evidence(tmp_path: Path):
     out = make_bench(tmp_path / "bench", "anthropic:fake-model", SCORES, missing_step=3)
+    (out / "runs" / "pa-01__default" / "trace").mkdir()
+    (out / "runs" / "pa-01__default" / "trace" / "trace.jsonl").write_text(
+        '{"kind": "header", "width": 1920, "height": 1080}\n')
     write_tables(out)
     html = (out / "report.html").read_text()
     episodes = {e["alias"]: e for e in episodes_of(html)}
     ord01, pa02 = episodes["ord-01"], episodes["pa-02"]
+    # actions are drawn in the screen's pixels: its size from the trace, else 1280×800
+    assert episodes["pa-01"]["screen"] == [1920, 1080] and ord01["screen"] == [1280, 800]
     assert [s["image"].get("src") for s in ord01["steps"]] == [
         "runs/ord-01__default/steps/0001.png", "runs/ord-01__default/steps/0002.png", None,
         "runs/ord-01__default/steps/0004.png"]

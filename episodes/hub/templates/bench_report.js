@@ -255,9 +255,10 @@
     const f = all[state.step];
     showImage(f.image);
     const img = $("shot");
-    const start = pointerBefore(ep, state.step);
-    const redraw = () => draw(f.actions, img.naturalWidth || 1280, img.naturalHeight || 800, start);
-    if (img.complete && img.naturalWidth) redraw(); else { draw(f.actions, 1280, 800, start); img.onload = redraw; }
+    // actions are in screen pixels: drawn over the screen's size, whatever the image's
+    const [width, height] = ep.screen || [1280, 800];
+    $("frame").style.aspectRatio = `${width} / ${height}`;
+    draw(f.actions, width, height, pointerBefore(ep, state.step));
     const s = f.step;
     $("position").textContent = ep.steps ? `step ${state.step + 1} / ${all.length}` : "final screen";
     $("timing").textContent = s ? [
@@ -269,7 +270,10 @@
     list.replaceChildren();
     (s ? s.actions : []).forEach((a) => list.appendChild(el("li", {}, a.label || a.action)));
     if (s && !s.actions.length) list.appendChild(el("li", { class: "none" }, "(no action)"));
+    if (!s) list.appendChild(el("li", { class: "none" }, "(no model steps)"));
     $("step-error").textContent = s && s.error ? "error: " + s.error : "";
+    history.replaceState(null, "", `#episode-${state.episode + 1}` +
+                         (ep.steps ? `-step-${state.step + 1}` : ""));
     document.querySelectorAll("#step-list li[data-step]").forEach((li) => {
       const current = Number(li.dataset.step) === state.step;
       li.classList.toggle("current", current);
@@ -320,7 +324,13 @@
                    "]": () => open(state.episode + 1), "[": () => open(state.episode - 1) };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
-  const wanted = /^#episode-(\d+)(?:-step-(\d+))?$/.exec(location.hash);
-  open(wanted ? Number(wanted[1]) : 0, false);
-  if (wanted && wanted[2]) go(Number(wanted[2]) - 1);
+  // #episode-2-step-5 opens there (links into a report)
+  function fromHash() {
+    const wanted = /^#episode-(\d+)(?:-step-(\d+))?$/.exec(location.hash);
+    open(wanted ? Number(wanted[1]) - 1 : state.episode, false);
+    if (wanted && wanted[2]) go(Number(wanted[2]) - 1);
+    return Boolean(wanted);
+  }
+  window.addEventListener("hashchange", () => { if (fromHash()) $("viewer").scrollIntoView(); });
+  fromHash();
 })();
