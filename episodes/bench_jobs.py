@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -46,10 +47,16 @@ def job_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--tasks-dir", action="append", default=[])
     parser.add_argument("--config", help="EpisodeConfig as JSON")
+    parser.add_argument("--model-settings", help="a model agent's ModelSettings as JSON")
     args = parser.parse_args(argv)
     spec = load_catalog([Path(d) for d in args.tasks_dir]).get(args.task)
     config = EpisodeConfig.model_validate_json(args.config) if args.config else None
     agent = AgentSpec.parse(args.agent)
+    if args.model_settings:
+        from episodes.model_agents import ModelSettings
+
+        agent = dataclasses.replace(
+            agent, settings=ModelSettings(**json.loads(args.model_settings)))
     try:
         result = run_until_signalled(run_episode(spec, args.variant, agent, args.run_dir,
                                                  config))
@@ -135,6 +142,8 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
         argv += ["--tasks-dir", str(d)]
     if config is not None:
         argv += ["--config", config.model_dump_json()]
+    if agent.settings is not None:
+        argv += ["--model-settings", json.dumps(dataclasses.asdict(agent.settings))]
     setpriv = shutil.which("setpriv")
     if setpriv:  # a bench killed hard still takes its children with it
         argv = [setpriv, "--pdeathsig", "TERM", "--", *argv]

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 RESULT_FIELDS = ("task", "alias", "variant", "agent", "status", "score", "duration_s",
-                 "reset_s", "steps", "ready_s", "error", "run_dir")
+                 "reset_s", "steps", "ready_s", "error", "run_dir", "observe", "model",
+                 "tokens_in", "tokens_out", "cost_usd", "model_s", "env_s", "ended_by",
+                 "retries")
 
 
 def load_results(out: Path) -> list[dict[str, Any]]:
