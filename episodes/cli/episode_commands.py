@@ -214,5 +214,8 @@ def register_up(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the episode commands to the ``ehr-sandbox`` parser."""
-    for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up)):
+    from episodes.cli.serve_command import register_serve
+
+    for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up),
+                      ("serve", register_serve)):
         add(sub.add_parser(name, help=add.__doc__))
