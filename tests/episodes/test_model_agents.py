@@ -326,3 +326,42 @@ def test_rows_carry_the_model_fields_for_every_agent(tmp_path: Path):
     table = list(csv.DictReader((tmp_path / "results.csv").open()))
     assert [r["ended_by"] for r in table] == ["", "max_cost"]
     assert [r["tokens_in"] for r in table] == ["", "10"]
+
+
+@pytest.mark.parametrize("grade", [True, False])
+def test_ctrl_c_stops_the_model_and_grades_when_asked(grade, tmp_path: Path, monkeypatch):
+    """A cancel (Ctrl-C, SIGTERM) stops the model after the step in hand; ``run`` then
+    grades (``interrupted``), elsewhere the cancel goes on."""
+    import asyncio
+    import contextlib
+    from types import SimpleNamespace
+
+    import pixel_stream.client
+    from episodes.model_agents.driver import run_model_agent
+
+    client = FakeAgentClient()
+    monkeypatch.setattr(pixel_stream.client, "AgentClient",
+                        lambda *a, **k: contextlib.nullcontext(client))
+    episode = SimpleNamespace(
+        connection=lambda: {"agent_url": "ws://x", "token": "t"}, run_dir=tmp_path,
+        spec=SimpleNamespace(instruction="x", alias="ord-01"))
+    clicks = [anthropic_reply({"action": "left_click", "coordinate": [10, 10]})] * 500
+
+    async def main():
+        settings = ModelSettings(grade_on_interrupt=grade, **FAST)
+        task = asyncio.ensure_future(run_model_agent(episode, "anthropic", "m", settings))
+        while len(client.actions) < 2:
+            await asyncio.sleep(0.05)
+        task.cancel()
+        return await task
+
+    with FakeModelAPI("anthropic", clicks) as fake:
+        for key, value in fake.env().items():
+            monkeypatch.setenv(key, value)
+        if grade:
+            totals = asyncio.run(main())
+            assert totals.ended_by == "interrupted" and 2 <= totals.steps < 500
+        else:
+            with pytest.raises(asyncio.CancelledError):
+                asyncio.run(main())
+    assert len(client.actions) < 500
