@@ -31,6 +31,21 @@ from episodes.runner import RunnerError, run_episode, run_until_signalled
 from sandbox.catalog import TaskSpec
 
 JOB_TIMEOUT_S = 900.0
+START_AND_GRADE_S = 300.0  # beyond a model's own time budget: start, retries, grading
+
+
+def job_timeout(agent: AgentSpec) -> float | None:
+    """How long a job may take: a model agent's time budget (its own limit) and then some;
+    None (no limit) for a model run without one."""
+    settings = agent.settings
+    budget = settings.max_seconds if settings is not None else None
+    if agent.is_model and settings is not None and budget is None:
+        return None
+    if agent.is_model and settings is None:
+        from episodes.model_agents import ModelSettings
+
+        budget = ModelSettings().max_seconds
+    return max(JOB_TIMEOUT_S, (budget or 0.0) + START_AND_GRADE_S)
 
 
 # -- the child process of a bench -------------------------------------------------------------
@@ -155,7 +170,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
             *argv, stdout=asyncio.subprocess.PIPE, stderr=log_file, start_new_session=True)
         children.add(proc)
         try:
-            stdout, _ = await asyncio.wait_for(proc.communicate(), JOB_TIMEOUT_S)
+            stdout, _ = await asyncio.wait_for(proc.communicate(), job_timeout(agent))
         except TimeoutError:
             await _stop_children({proc})
             stdout = b""

@@ -113,6 +113,7 @@ class AnthropicAdapter:
             result["content"] = parts or [{"type": "text", "text": "done"}]
             content.append(result)
         if not self.pending:
+            content += [{"type": "text", "text": o.error} for o in outcomes if o.error]
             if not self.messages:
                 content.append({"type": "text", "text": self.instruction})
             else:
@@ -158,7 +159,8 @@ class AnthropicAdapter:
         turn = Turn(tokens_in=tokens_in, tokens_out=int(getattr(usage, "output_tokens", 0) or 0))
         blocks = [b.model_dump() if hasattr(b, "model_dump") else dict(b)
                   for b in (response.content or [])]
-        self.messages.append({"role": "assistant", "content": [_clean(b) for b in blocks]})
+        self.messages.append({"role": "assistant", "content": [_clean(b) for b in blocks]
+                              or [{"type": "text", "text": "(no reply)"}]})
         texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
         turn.text = "\n".join(t for t in texts if t)
         self.pending = []

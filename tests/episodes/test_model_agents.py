@@ -365,3 +365,18 @@ def test_ctrl_c_stops_the_model_and_grades_when_asked(grade, tmp_path: Path, mon
             with pytest.raises(asyncio.CancelledError):
                 asyncio.run(main())
     assert len(client.actions) < 500
+
+
+def test_a_bench_job_outlives_the_models_time_budget():
+    import dataclasses
+
+    from episodes.agents import AgentSpec
+    from episodes.bench_jobs import JOB_TIMEOUT_S, job_timeout
+
+    model = AgentSpec.parse("anthropic:m")
+    assert job_timeout(AgentSpec.parse("gold")) == JOB_TIMEOUT_S
+    assert job_timeout(model) > ModelSettings().max_seconds  # type: ignore[operator]
+    longer = dataclasses.replace(model, settings=ModelSettings(max_seconds=7200))
+    assert job_timeout(longer) > 7200  # type: ignore[operator]
+    unlimited = dataclasses.replace(model, settings=ModelSettings(max_seconds=None))
+    assert job_timeout(unlimited) is None
