@@ -15,7 +15,7 @@ run: $(STAMP)
 	$(VENV)/bin/ehr-sandbox up
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check sandbox episodes verifier portal_web pixel_stream desktop_ehr tests fixtures
+	$(VENV)/bin/ruff check sandbox episodes verifier portal_web pixel_stream desktop_ehr tests fixtures examples
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 

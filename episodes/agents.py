@@ -1,14 +1,20 @@
 """Who works on an episode: ``none`` (does nothing; the episode is graded as seeded),
-``gold`` (the task's oracle, :mod:`episodes.oracle`) and ``replay:PATH`` (re-injects a
+``gold`` (the task's oracle, :mod:`episodes.oracle`), ``replay:PATH`` (re-injects a
 recorded ``trace.jsonl`` into the workstation, each input recorded again in the new
-trace)."""
+trace), and a model: ``anthropic:MODEL``, ``openai:MODEL``, ``openai-compatible:MODEL``
+(:mod:`episodes.model_agents`, with its :class:`~episodes.model_agents.ModelSettings`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from episodes.model_agents import ModelSettings
 
 AGENT_KINDS = ("none", "gold", "replay")
+MODEL_KINDS = ("anthropic", "openai", "openai-compatible")
 
 
 class AgentSpecError(ValueError):
@@ -19,13 +25,24 @@ class AgentSpecError(ValueError):
 class AgentSpec:
     kind: str
     path: Path | None = None
+    model: str | None = None
+    settings: ModelSettings | None = None
+
+    @property
+    def is_model(self) -> bool:
+        return self.kind in MODEL_KINDS
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
         kind, _, rest = text.partition(":")
+        if kind in MODEL_KINDS:
+            if not rest:
+                raise AgentSpecError(f"{kind} needs a model: --agent {kind}:MODEL")
+            return cls(kind, model=rest)
         if kind not in AGENT_KINDS:
-            raise AgentSpecError(f"unknown agent {text!r}; use none, gold or replay:PATH "
-                              "(a trace.jsonl or the folder holding it)")
+            raise AgentSpecError(f"unknown agent {text!r}; use none, gold, replay:PATH "
+                              "(a trace.jsonl or the folder holding it), anthropic:MODEL, "
+                              "openai:MODEL or openai-compatible:MODEL")
         if kind == "replay":
             if not rest:
                 raise AgentSpecError("replay needs a trace: --agent replay:PATH/trace.jsonl")
@@ -41,4 +58,6 @@ class AgentSpec:
         return cls(kind)
 
     def __str__(self) -> str:
+        if self.model is not None:
+            return f"{self.kind}:{self.model}"
         return f"{self.kind}:{self.path}" if self.path else self.kind

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -30,6 +31,21 @@ from episodes.runner import RunnerError, run_episode, run_until_signalled
 from sandbox.catalog import TaskSpec
 
 JOB_TIMEOUT_S = 900.0
+START_AND_GRADE_S = 300.0  # beyond a model's own time budget: start, retries, grading
+
+
+def job_timeout(agent: AgentSpec) -> float | None:
+    """How long a job may take: a model agent's time budget (its own limit) and then some;
+    None (no limit) for a model run without one."""
+    settings = agent.settings
+    budget = settings.max_seconds if settings is not None else None
+    if agent.is_model and settings is not None and budget is None:
+        return None
+    if agent.is_model and settings is None:
+        from episodes.model_agents import ModelSettings
+
+        budget = ModelSettings().max_seconds
+    return max(JOB_TIMEOUT_S, (budget or 0.0) + START_AND_GRADE_S)
 
 
 # -- the child process of a bench -------------------------------------------------------------
@@ -46,10 +62,16 @@ def job_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--tasks-dir", action="append", default=[])
     parser.add_argument("--config", help="EpisodeConfig as JSON")
+    parser.add_argument("--model-settings", help="a model agent's ModelSettings as JSON")
     args = parser.parse_args(argv)
     spec = load_catalog([Path(d) for d in args.tasks_dir]).get(args.task)
     config = EpisodeConfig.model_validate_json(args.config) if args.config else None
     agent = AgentSpec.parse(args.agent)
+    if args.model_settings:
+        from episodes.model_agents import ModelSettings
+
+        agent = dataclasses.replace(
+            agent, settings=ModelSettings(**json.loads(args.model_settings)))
     try:
         result = run_until_signalled(run_episode(spec, args.variant, agent, args.run_dir,
                                                  config))
@@ -135,6 +157,8 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
         argv += ["--tasks-dir", str(d)]
     if config is not None:
         argv += ["--config", config.model_dump_json()]
+    if agent.settings is not None:
+        argv += ["--model-settings", json.dumps(dataclasses.asdict(agent.settings))]
     setpriv = shutil.which("setpriv")
     if setpriv:  # a bench killed hard still takes its children with it
         argv = [setpriv, "--pdeathsig", "TERM", "--", *argv]
@@ -146,7 +170,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
             *argv, stdout=asyncio.subprocess.PIPE, stderr=log_file, start_new_session=True)
         children.add(proc)
         try:
-            stdout, _ = await asyncio.wait_for(proc.communicate(), JOB_TIMEOUT_S)
+            stdout, _ = await asyncio.wait_for(proc.communicate(), job_timeout(agent))
         except TimeoutError:
             await _stop_children({proc})
             stdout = b""

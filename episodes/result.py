@@ -41,6 +41,16 @@ class EpisodeResult:
     error: str | None = None
     files: dict[str, str] = field(default_factory=dict)
     ready_s: float | None = None
+    # a model agent's run (docs/agents.md); None for none, gold and replay
+    observe: str | None = None
+    model: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    model_s: float | None = None
+    env_s: float | None = None
+    ended_by: str | None = None
+    retries: int = 0  # times the episode was run again after its worker died
 
     @classmethod
     def from_grading(cls, grading: Grading, **facts: Any) -> EpisodeResult:
@@ -48,6 +58,16 @@ class EpisodeResult:
         report = grading.report
         return cls(status=grading.status, score=report.score if report else None,
                    report=report, error=grading.error, **facts)
+
+    def add_model_run(self, agent: str, observe: str, totals: Any) -> None:
+        """The model's totals (:class:`episodes.model_agents.Totals`) into the row."""
+        self.observe, self.model = observe, agent
+        for key, value in totals.row().items():
+            setattr(self, key, value)
+        if totals.steps:
+            self.files["steps"] = "steps.jsonl"
+        if totals.error and not self.error:
+            self.error = f"{agent} agent: {totals.error}"
 
     @property
     def report_json(self) -> dict[str, Any] | None:

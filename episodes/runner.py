@@ -54,8 +54,9 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
             on_started(episode)
         if measure_reset:
             await episode.reset()
+        totals = None
         try:
-            await drive(episode, agent)
+            totals = await drive(episode, agent)
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # noqa: BLE001 - the agent's failure is part of the result
@@ -65,6 +66,15 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
         result = await episode.finish()
         if agent_error:
             result.error = agent_error
+        if agent.is_model:
+            if totals is None:  # the agent raised before it could count anything
+                from episodes.model_agents import Totals
+                totals = Totals(ended_by="error")
+            settings = agent.settings
+            result.add_model_run(str(agent), settings.observe if settings else "screenshot",
+                                 totals)
+            (Path(result.run_dir) / "result.json").write_text(
+                json.dumps(result.row(), indent=2) + "\n")
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - a crashed app surfaces as any error
@@ -86,14 +96,23 @@ def _set_aside(run_dir: Path) -> None:
         run_dir.rename(aside)
 
 
-async def drive(episode: Episode, agent: AgentSpec) -> None:
-    """Let one agent work on a running episode until it is done."""
+async def drive(episode: Episode, agent: AgentSpec) -> Any:
+    """Let one agent work on a running episode until it is done; a model agent returns its
+    :class:`~episodes.model_agents.Totals`."""
     if agent.kind == "none":
-        return
+        return None
+    if agent.is_model:
+        from episodes.model_agents import ModelSettings
+        from episodes.model_agents.driver import run_model_agent
+
+        assert agent.model is not None
+        return await run_model_agent(episode, agent.kind, agent.model,
+                                     agent.settings or ModelSettings())
     if agent.kind == "gold":
         await run_oracle(episode)
     elif agent.kind == "replay" and agent.path is not None:
         await replay_into(episode, agent.path)
+    return None
 
 
 async def replay_into(episode: Episode, trace: Path) -> int:

@@ -51,9 +51,9 @@ fi
 stamp=.venv/.installed-pyproject.sha256
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  say "installing the project (editable, dev extras) into .venv"
+  say "installing the project (editable, dev and agents extras) into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev]'
+  .venv/bin/python -m pip install -q -e '.[dev,agents]'
   echo "$want" > "$stamp"
   say "project installed"
 else

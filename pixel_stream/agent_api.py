@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
-OPS = ("screenshot", "act", "act_and_observe", "ping", "info", "control")
+OPS = ("screenshot", "act", "act_and_observe", "ping", "info", "control", "done")
 DEFAULT_QUIET_MS = 300
 DEFAULT_TIMEOUT_MS = 5000
 MAX_TIMEOUT_MS = 120_000
@@ -180,6 +180,19 @@ class AgentConnection:
             clients.release_control(self.client_id)
         seat = clients.seat
         return {"role": seat.role(self.client_id), "controller": seat.holder}, None
+
+    async def _op_done(self, request: dict) -> tuple[dict, None]:
+        """The agent says it has finished the task (optionally with a ``message``); whoever
+        runs the episode grades it. Sent again, it is answered the same way."""
+        self._check_control()
+        message = request.get("message")
+        if message is not None and not isinstance(message, str):
+            raise RequestError("bad_request", f"message must be a string, got {message!r}")
+        s = self.session
+        if not s.agent_done.is_set():
+            s.agent_done_by = {"client_id": self.client_id, "message": message}
+            s.agent_done.set()
+        return {"done": True}, None
 
     async def _op_screenshot(self, request: dict) -> tuple[dict, bytes]:
         meta, data = await self._image(request)

@@ -194,6 +194,11 @@ class AgentClient:
     def info(self) -> dict[str, Any]:
         return self.request("info").body
 
+    def done(self, message: str | None = None) -> Reply:
+        """Tell the session the task is finished; the episode is then graded."""
+        fields = {} if message is None else {"message": message}
+        return self.request("done", **fields)
+
     def ping(self) -> None:
         self.request("ping")
 

@@ -138,6 +138,9 @@ class PixelSession:
         self.height = 0
         self.ended = asyncio.Event()
         self.end_reason: str | None = None
+        # set when an agent sends ``done`` (the episode layer grades on it)
+        self.agent_done = asyncio.Event()
+        self.agent_done_by: dict[str, Any] | None = None
         self.capture: ScreenCapture | None = None
         self.injector: InputInjector | None = None
         self.clients = ClientRegistry(ControlSeat(policy.disconnect_grace_s))

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from episodes.cli.model_options import add_model_options, with_model_settings
 from episodes.cli.usage import UsageError, catalog, tasks_dirs
 
 
@@ -32,7 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         variant = check_variant(spec, args.variant)
     except SeedError as exc:
         raise UsageError(str(exc)) from exc
-    agent = _agent(args.agent)
+    agent = with_model_settings(_agent(args.agent), args, grade_on_interrupt=True)
     if args.save_gold_trace and args.agent != "gold":
         raise UsageError("--save-gold-trace needs --agent gold (it keeps the oracle's trace)")
     out = Path(args.out) if args.out else Path("runs") / f"{spec.alias}-{variant}-" \
@@ -59,6 +60,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{spec.alias} {variant} agent {agent}: {result.status}, score {score}, "
               f"{result.steps} steps, {result.duration_s:.1f} s "
               f"(start {row.get('ready_s')} s, reset {row.get('reset_s')} s)")
+        if agent.is_model:
+            cost = "–" if result.cost_usd is None else f"${result.cost_usd:.4f}"
+            print(f"model {result.model}: ended by {result.ended_by}, tokens "
+                  f"{result.tokens_in} in / {result.tokens_out} out, cost {cost}, model "
+                  f"{result.model_s} s, env {result.env_s} s, observe {result.observe}")
         if result.error:
             print(f"error: {result.error}")
         if report_json.exists():
@@ -92,7 +98,8 @@ def register_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", help="task id or alias, e.g. ord-01")
     p.add_argument("--variant", help="twin fixture name (see 'tasks')")
     p.add_argument("--agent", default="none",
-                   help="none | gold | replay:PATH (a trace.jsonl) — default none")
+                   help="none | gold | replay:PATH (a trace.jsonl) | anthropic:MODEL | "
+                        "openai:MODEL | openai-compatible:MODEL — default none")
     p.add_argument("--out", help="new folder for the run (default runs/<alias>-…)")
     p.add_argument("--json", action="store_true", help="print the result and report as JSON")
     p.add_argument("--no-reset", action="store_true",
@@ -100,6 +107,7 @@ def register_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-gold-trace", action="store_true",
                    help="with --agent gold: when the run scores 1.0, write its trace to the "
                         "task's gold.trace.jsonl")
+    add_model_options(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -123,7 +131,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not specs:
         raise UsageError(f"no tasks match {args.tasks!r}; try all, ord, pa or a list of ids")
     jobs = bench_jobs(specs, args.variants)
-    agent = _agent(args.agent)
+    agent = with_model_settings(_agent(args.agent), args)
     out = Path(args.out)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),
@@ -171,7 +179,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def register_bench(p: argparse.ArgumentParser) -> None:
     """run many tasks with an agent, in parallel, into results.jsonl/csv and report.html"""
-    p.add_argument("--agent", default="gold", help="none | gold | replay:PATH (default gold)")
+    p.add_argument("--agent", default="gold",
+                   help="none | gold | replay:PATH | anthropic:MODEL | openai:MODEL | "
+                        "openai-compatible:MODEL (default gold)")
     p.add_argument("--tasks", default="all", help="all | ord | pa | comma-separated ids")
     p.add_argument("--variants", choices=("default", "all"), default="default",
                    help="the default fixture only, or every twin too")
@@ -179,6 +189,7 @@ def register_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="results folder")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted bench in --out (skips finished jobs)")
+    add_model_options(p)
     p.set_defaults(func=cmd_bench)
 
 
@@ -203,5 +214,8 @@ def register_up(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the episode commands to the ``ehr-sandbox`` parser."""
-    for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up)):
+    from episodes.cli.serve_command import register_serve
+
+    for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up),
+                      ("serve", register_serve)):
         add(sub.add_parser(name, help=add.__doc__))

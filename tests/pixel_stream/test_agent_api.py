@@ -151,3 +151,19 @@ def test_status_needs_the_token(session):
     assert httpx.get(base + "status").status_code == 403
     status = httpx.get(base + "status", params={"token": session.token}).json()
     assert status["width"] == 1280 and status["policy"]["clipboard"] == "disabled"
+
+
+def test_done_tells_the_session_the_agent_has_finished(session, agent):
+    with AgentClient(session.agent_url, session.token, control="none") as viewer:
+        with pytest.raises(AgentAPIError) as info:
+            viewer.done()
+        assert info.value.code == "view_only"
+    with pytest.raises(AgentAPIError) as info:
+        agent.done(message=5)  # type: ignore[arg-type]
+    assert info.value.code == "bad_request"
+    assert not session.session.agent_done.is_set()
+    assert agent.done(message="filed the vitals")["done"] is True
+    assert session.session.agent_done.is_set()
+    assert session.session.agent_done_by == {"client_id": agent.client_id,
+                                             "message": "filed the vitals"}
+    agent.ping()  # the connection stays up
