@@ -2,7 +2,7 @@
 where only the system, read-only, and the episode's folders are bound back), the refusal to
 run a browser that cannot be confined, and a real episode whose Chromium sees neither the
 repository (the task seeds) nor any regular file of the machine's root, with a minimal
-environment."""
+environment that still carries the leak check's marker."""
 
 from __future__ import annotations
 
@@ -257,6 +257,10 @@ def test_a_real_episode_browser_sees_neither_the_seeds_nor_the_machines_root(
                 # PWD: the launcher's sh; LC_CTYPE: Python's locale coercion in confine_exec
                 assert names <= confine.BROWSER_VARIABLES | set(confine.PASSED_ENVIRONMENT) \
                     | {"PWD", "LC_CTYPE"}, names
+            # the leak check's positive control: while the episode runs, the marker it looks
+            # for is on the episode's processes (the display, the confined browser)
+            marked = {pid for pid, _ in no_leaks(0)}
+            assert set(mains) | set(episode.display.pids) <= marked, marked
             # and the browser works: the Workspace tab loaded through the pipe
             page = episode.workstation.page_for("workspace")
             assert "Workspace" in await page.title()
