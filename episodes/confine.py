@@ -2,23 +2,31 @@
 
 Chromium's GTK file chooser (how a user attaches a file in a portal or the Workspace) can
 browse any folder the browser process can read, URL blocklists notwithstanding. So the
-browser runs in a private mount and PID namespace (``unshare``, we run as root) where every
-top-level folder except the system's own (``/usr``, ``/etc``, ``/dev``, ``/run``, ``/var``
-…) is an empty tmpfs — the repository (task seeds, gold facts), the stores, ``/tmp``,
-``/root``, ``/work``, ``/opt`` … — and only the episode's folders the user should see are
-bound back at their own paths: the browser's HOME (its profile), Documents (``input/``,
-read-only), Output (read-only), Downloads and the X socket folder (read-only).
+browser runs in a private mount and PID namespace (``unshare``, we run as root) whose root
+is an **empty** tmpfs: nothing of the machine is there unless it is bound back (default
+deny, whatever the machine has at ``/``). Bound back, at their own paths:
 
-The PID namespace with its own ``/proc`` matters as much as the mounts: otherwise
-``/proc/1/root/…`` would lead back to the machine's file system.
+* read-only: ``/usr`` (with the ``/bin``, ``/lib*``, ``/sbin`` links or folders of the
+  machine), the pieces of ``/etc`` Chromium, GTK and fontconfig read (``ETC_PIECES``), the
+  font cache, the folder of the browser binary when it is not under ``/usr``;
+* the episode's folders: the browser's HOME (its profile; writable), Documents (``input/``,
+  read-only), Downloads (writable), Output (read-only) and the X socket folder;
+* new and empty: ``/proc`` (of the new PID namespace), ``/dev`` with only ``null``,
+  ``zero``, ``full``, ``random``, ``urandom``, ``tty`` and its own ``shm``, and ``/tmp``.
+
+The root itself is read-only, and the old root is detached (``pivot_root``), so the view
+has no way back to the machine's file system; the PID namespace with its own ``/proc``
+matters as much (otherwise ``/proc/1/root/…`` would lead back).
 
 ``Confinement.launcher()`` writes a two-line shell script used as Playwright's
 ``executable_path``: it ``exec``\\s ``unshare`` (the namespaces), which ``exec``\\s
 ``episodes/confine_exec.py`` (a script: the mounts, by system call), which ``exec``\\s
 the real browser with the same arguments — so the ``--remote-debugging-pipe`` file
-descriptors 3 and 4 reach Chromium untouched. ``EHR_SANDBOX_CONFINE=0`` switches confinement off (for
-debugging); when the namespace cannot be made (no privilege), the caller falls back to the
-plain browser with a warning.
+descriptors 3 and 4 reach Chromium untouched.
+
+An unconfined browser is refused (``ConfinementError`` names the switch): only
+``EHR_SANDBOX_CONFINE=0`` (or ``Workstation(confine=False)``) runs it unconfined, e.g. on a
+machine without mount namespaces, for debugging.
 """
 
 from __future__ import annotations
@@ -31,18 +39,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from episodes import confine_exec
-from sandbox.paths import REPO_ROOT
 
-# Top-level folders the browser keeps: the system it runs on. Every other top-level folder
-# is hidden (default deny), whatever the machine has there.
-KEPT_TOP_LEVEL = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc",
-                            "dev", "proc", "sys", "run", "var"})
-# Hidden even when they are somewhere the rules above keep.
-ALWAYS_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/work", "/opt", "/srv", "/mnt")
+# The system the browser runs on: bound read-only (folders) or linked (merged /usr links).
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What Chromium, GTK, fontconfig and the C library read in /etc (none holds a secret:
+# no shadow, no keys).
+ETC_PIECES = ("alternatives", "chromium", "chromium.d", "fonts", "gtk-3.0", "group",
+              "host.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+              "machine-id", "mime.types", "nsswitch.conf", "os-release", "passwd", "ssl",
+              "timezone", "xdg")
+OTHER_READ_ONLY = ("/var/cache/fontconfig",)
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 X11_SOCKETS = Path("/tmp/.X11-unix")
 UNSHARE = ("unshare", "--mount", "--propagation", "private", "--pid", "--fork",
-           "--kill-child", "--mount-proc")
+           "--kill-child")
 SWITCH = "EHR_SANDBOX_CONFINE"
+# Environment variables the browser keeps from its launcher besides the ones it is given:
+# the process marker the leak checks find an episode's processes by.
+PASSED_ENVIRONMENT = ("EHR_TEST_MARK",)
+BROWSER_VARIABLES = frozenset({
+    "HOME", "DISPLAY", "PATH", "LANG", "TZ", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+    "XDG_DATA_HOME", "XDG_DOWNLOAD_DIR", "XDG_DOCUMENTS_DIR"})
 
 
 class ConfinementError(RuntimeError):
@@ -51,7 +68,7 @@ class ConfinementError(RuntimeError):
 
 @dataclass(frozen=True)
 class Bind:
-    """A folder bound back into the confined view at its own path."""
+    """A folder (or file) bound into the confined view at its own path."""
 
     path: Path
     writable: bool = False
@@ -62,65 +79,97 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
 
 
+def refusal(reason: object) -> str:
+    """The one-line message of a browser that cannot be confined here."""
+    return (f"the workstation browser cannot be confined on this machine ({reason}); "
+            f"set {SWITCH}=0 to run it unconfined (its file chooser then sees the machine's "
+            "files)")
+
+
+def browser_environment(*, home: Path, display: str, documents: Path, downloads: Path,
+                        base: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment the browser gets: none of its launcher's variables but the
+    process marker (``PASSED_ENVIRONMENT``)."""
+    source: dict[str, str] | os._Environ[str] = os.environ if base is None else base
+    env = {key: source[key] for key in PASSED_ENVIRONMENT if key in source}
+    env.update({
+        "HOME": str(home),
+        "DISPLAY": display,
+        "PATH": "/usr/bin:/bin",
+        "LANG": "en_US.UTF-8",
+        "TZ": "America/New_York",
+        "TMPDIR": "/tmp",
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_DOWNLOAD_DIR": str(downloads),
+        "XDG_DOCUMENTS_DIR": str(documents),
+    })
+    return env
+
+
 def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def hidden_folders(root: Path = Path("/")) -> list[Path]:
-    """The folders covered by an empty tmpfs: every top-level folder not in
-    ``KEPT_TOP_LEVEL``, ``ALWAYS_HIDDEN`` and the repository; none nested in another."""
-    found = {p for p in root.iterdir() if p.is_dir() and not p.is_symlink()
-             and p.name not in KEPT_TOP_LEVEL}
-    found |= {Path(p) for p in ALWAYS_HIDDEN} | {REPO_ROOT.resolve()}
-    found = {p for p in found if p.is_dir() and p != Path("/")}
-    return sorted(p for p in found if not any(q != p and _under(p, q) for q in found))
-
-
 @dataclass(frozen=True)
 class Confinement:
-    """What the confined program sees: ``hidden`` folders are empty, ``visible`` ones are
-    bound back on top of them (read-only unless writable)."""
+    """What the confined program sees: an empty root where only ``visible`` is bound back
+    (read-only unless writable), plus system links, a new /proc, /dev and /tmp. ``stage``
+    is a host folder the new root is mounted on (in the namespace only)."""
 
-    hidden: tuple[Path, ...]
     visible: tuple[Bind, ...]
+    links: tuple[tuple[str, str], ...]
+    stage: Path
 
     @classmethod
     def for_browser(cls, *, home: Path, documents: Path, downloads: Path,
-                    output: Path | None = None) -> Confinement:
-        """The workstation browser's view: its HOME, Documents, Downloads, Output, X."""
-        binds = [Bind(Path(home).resolve(), True), Bind(Path(documents).resolve()),
+                    output: Path | None = None, program: str | None = None,
+                    stage: Path | None = None) -> Confinement:
+        """The workstation browser's view: the system read-only, its HOME, Documents,
+        Downloads, Output and the X socket folder."""
+        home = Path(home).resolve()
+        binds = [Bind(home, True), Bind(Path(documents).resolve()),
                  Bind(Path(downloads).resolve(), True)]
         if output is not None:
             binds.append(Bind(Path(output).resolve()))
         binds.append(Bind(X11_SOCKETS))
-        return cls.of(binds)
+        if program is not None:
+            folder = Path(os.path.realpath(program)).parent
+            if not any(_under(folder, Path(s)) for s in SYSTEM):
+                binds.append(Bind(folder))
+        return cls.of(binds, stage=stage or home.parent / ".browser-root")
 
     @classmethod
-    def of(cls, binds: list[Bind]) -> Confinement:
-        visible = tuple(sorted((b for b in binds if b.path.is_dir()),
-                               key=lambda b: (len(b.path.parts), str(b.path))))
-        return cls(tuple(hidden_folders()), visible)
-
-    def _stage(self) -> Path:
-        """A hidden folder holding none of the visible ones: the sources are bound there
-        before the tmpfs mounts cover them."""
-        for folder in self.hidden:
-            if not any(_under(b.path, folder) for b in self.visible):
-                return folder
-        raise ConfinementError("no hidden folder is free to stage the episode's folders in")
+    def of(cls, binds: list[Bind], *, stage: Path) -> Confinement:
+        system, links = [], []
+        for name in SYSTEM:
+            path = Path(name)
+            if path.is_symlink():
+                links.append((os.readlink(path), name))
+            elif path.is_dir():
+                system.append(Bind(path))
+        system += [Bind(Path("/etc") / piece) for piece in ETC_PIECES]
+        system += [Bind(Path(p)) for p in OTHER_READ_ONLY]
+        wanted = [b for b in [*system, *binds] if b.path.exists()]
+        visible = tuple(sorted(wanted, key=lambda b: (len(b.path.parts), str(b.path))))
+        return cls(visible, tuple(links), Path(stage))
 
     def mount_plan(self) -> list[list[str]]:
-        """The mounts made inside the new namespace, in order, as ``[op, path...]``:
-        stage the visible folders, cover the hidden ones, move the visible ones back."""
-        stage = self._stage()
-        plan = [["tmpfs", str(stage)]]
-        plan += [["bind", str(b.path), f"{stage}/{i}"] for i, b in enumerate(self.visible)]
-        plan += [["tmpfs", str(folder)] for folder in self.hidden if folder != stage]
-        for i, bind in enumerate(self.visible):
-            plan.append(["move", f"{stage}/{i}", str(bind.path)])
-            if not bind.writable:
-                plan.append(["readonly", str(bind.path)])
-        plan.append(["readonly", str(stage)])
+        """The steps made inside the new namespace, in order, as ``[op, args...]``; paths
+        other than ``root``'s and ``bind``'s first are inside the new root."""
+        plan = [["root", str(self.stage)]]
+        for target, name in self.links:
+            plan.append(["symlink", target, name])
+        # the new folders first: a run folder under /tmp is bound on top of the new /tmp
+        plan += [["proc", "/proc"], ["tmpfs", "/dev", "0755"]]
+        plan += [["bind", f"/dev/{d}", f"/dev/{d}"] for d in DEVICES
+                 if Path(f"/dev/{d}").exists()]
+        plan += [["tmpfs", "/dev/shm", "1777"], ["symlink", "/proc/self/fd", "/dev/fd"]]
+        plan += [["tmpfs", "/tmp", "1777"]]
+        plan += [["bind" if b.writable else "robind", str(b.path), str(b.path)]
+                 for b in self.visible]
+        plan.append(["pivot"])
         return plan
 
     def command(self, program: str) -> list[str]:
@@ -149,10 +198,9 @@ class Confinement:
         ConfinementError if it cannot be made (no privilege, a mount refused)."""
         try:
             done = subprocess.run(self.command("/bin/true"), capture_output=True, text=True,
-                                  timeout=timeout)
+                                  timeout=timeout, env={"PATH": "/usr/bin:/bin"})
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ConfinementError(f"unshare could not run: {exc}") from exc
         if done.returncode != 0:
             raise ConfinementError(
                 f"unshare failed (status {done.returncode}): {done.stderr.strip()[-400:]}")
-

@@ -104,7 +104,9 @@ class Workstation:
     receiver_title: str = "Citrix Workspace"
     chromium: str | None = None
     on_crash: Callable[[str], None] | None = None
-    confine: bool = True  # see episodes.confine; EHR_SANDBOX_CONFINE=0 also switches it off
+    # see episodes.confine: False (or EHR_SANDBOX_CONFINE=0) is the only way to run the
+    # browser unconfined; a browser that cannot be confined is refused
+    confine: bool = True
     context: Any = None  # playwright BrowserContext of the tab browser
     receiver: Any = None  # playwright BrowserContext of the receiver window
     _taskbar: Any = None
@@ -147,6 +149,12 @@ class Workstation:
         for key in ("DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER"):
             env.pop(key, None)
         return env
+
+    def browser_environment(self) -> dict[str, str]:
+        """The browser's whole environment: none of the launcher's (episodes.confine)."""
+        return confine.browser_environment(home=self.home, display=self.display.name,
+                                           documents=self.documents,
+                                           downloads=self.downloads)
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self, playwright: Any) -> Workstation:
@@ -236,7 +244,8 @@ class Workstation:
         width, height = self.work_area
         executable = await asyncio.to_thread(self._confined, chromium)
         return await playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=executable, headless=False, env=self.environment(),
+            str(profile), executable_path=executable, headless=False,
+            env=self.browser_environment(),
             no_viewport=True, accept_downloads=True, downloads_path=str(self.downloads),
             ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
             args=[*chromium_switches(rules, width=width, height=height), *extra],
@@ -244,9 +253,9 @@ class Workstation:
 
     def _confined(self, chromium: str) -> str:
         """The launcher that runs ``chromium`` in the episode's confined view (written and
-        checked once per workstation), or a plain one when confinement is off or impossible
-        here (with a warning in the episode's log). Either appends Chromium's standard error
-        to ``logs/chromium.log``."""
+        checked once per workstation), or a plain one when confinement is switched off
+        (noted in ``logs/confinement.log``). Either appends Chromium's standard error to
+        ``logs/chromium.log``. WorkstationError when it cannot be confined here."""
         with self._launchers_lock:
             if chromium not in self._launchers:
                 self._launchers[chromium] = (
@@ -255,6 +264,11 @@ class Workstation:
             return self._launchers[chromium]
 
     def _plain_launcher(self, chromium: str) -> str:
+        log.warning("the browser runs unconfined (%s=0): its file chooser can browse the "
+                    "machine", confine.SWITCH)
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
+            out.write("browser not confined: switched off\n")
         path = self.logs_dir / "chromium-launch.sh"
         log_path = shlex.quote(str(self.logs_dir / "chromium.log"))
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -266,16 +280,13 @@ class Workstation:
         try:
             view = confine.Confinement.for_browser(
                 home=self.home, documents=self.documents, downloads=self.downloads,
-                output=self.documents.parent / "output")
+                output=self.documents.parent / "output", program=chromium,
+                stage=self.logs_dir / "browser-root")
             view.check()
             return str(view.launcher(self.logs_dir / "chromium-confined.sh", chromium,
                                      stderr_log=self.logs_dir / "chromium.log"))
         except (confine.ConfinementError, OSError) as exc:
-            log.warning("the browser runs unconfined (its file chooser can browse the "
-                        "machine): %s", exc)
-            with open(self.logs_dir / "confinement.log", "a", encoding="utf-8") as out:
-                out.write(f"browser not confined: {exc}\n")
-            return self._plain_launcher(chromium)
+            raise WorkstationError(confine.refusal(exc)) from exc
 
     async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
         rules = host_resolver_rules(self.hosts, self.portal_port)

@@ -1,5 +1,5 @@
 """Shared test setup: Qt runs offscreen unless a test starts its own display; the leak
-check every episode test uses."""
+check every episode test uses; the ``requirement`` mark (tests/requirements.py)."""
 
 import os
 from pathlib import Path
@@ -63,3 +63,13 @@ def pytest_collection_modifyitems(items):
         return float(marker.args[0]) if marker and marker.args else 0.0
 
     items.sort(key=lambda item: -limit(item))
+
+
+def pytest_runtest_setup(item):
+    """A test marked ``requirement(available=False, reason=...)`` is skipped, or failed
+    under ``CI=true`` (tests/requirements.py)."""
+    from tests.requirements import missing
+
+    for mark in item.iter_markers("requirement"):
+        if not mark.kwargs["available"]:
+            missing(mark.kwargs["reason"])

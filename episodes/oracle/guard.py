@@ -2,7 +2,9 @@
 
 A gold solution may *locate* and *read* (build locators, read boxes, text and state) and
 must *act* through the agent API only; ``check_gold_source`` refuses gold code that imports
-a store, Qt, Playwright, a socket or HTTP library, or opens files, and :class:`ReadOnly`
+a store, Qt, Playwright, a socket or HTTP library, ``os``, ``subprocess`` or ``importlib``,
+names ``exec``, ``eval``, ``open``, ``vars`` … (called or not) or any ``__dunder__`` name or
+attribute, and :class:`ReadOnly`
 refuses every Playwright method that would act through the DOM.
 """
 
@@ -43,8 +45,9 @@ FORBIDDEN_IMPORTS = ("sqlite3", "sqlalchemy", "sandbox.stores", "sandbox.seeding
                      "socket", "subprocess", "os", "shutil", "pathlib", "httpx", "requests",
                      "urllib", "http", "websockets", "Xlib", "pixel_stream", "ctypes",
                      "importlib", "builtins", "io")
+# built-ins gold code may neither call nor name (``run = exec`` is refused as ``exec()``)
 FORBIDDEN_CALLS = ("open", "exec", "eval", "compile", "__import__", "getattr", "setattr",
-                   "globals", "vars")
+                   "delattr", "globals", "locals", "vars", "breakpoint", "input")
 # Playwright methods that act: gold code never calls them (the proxies also refuse them).
 ACTING_METHODS = ("fill", "dblclick", "press", "press_sequentially", "check", "uncheck",
                   "set_checked", "select_option", "select_text", "set_input_files",
@@ -71,9 +74,11 @@ def check_gold_source(source: str, filename: str = GOLD_FILE) -> list[str]:
                 if any(name == f or name.startswith(f + ".") for f in FORBIDDEN_IMPORTS):
                     problems.append(f"{where}: imports {name} (gold code acts only through "
                                     "the Oracle it is given)")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in FORBIDDEN_CALLS:
-            problems.append(f"{where}: calls {node.func.id}()")
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS:
+            problems.append(f"{where}: calls {node.id}()")
+        elif isinstance(node, ast.Name) and node.id.startswith("__"):
+            problems.append(f"{where}: names {node.id} (the module's or the "
+                            "interpreter's internals)")
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("_"):
                 problems.append(f"{where}: reaches into the private attribute {node.attr}")

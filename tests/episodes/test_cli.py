@@ -93,6 +93,28 @@ def test_audit_verify_names_a_hand_edited_data_row(tmp_path, capsys):
     assert f"row {table}" in out and "audit entry #" in out
 
 
+def test_audit_verify_names_a_data_row_deleted_by_hand(tmp_path, capsys):
+    """A row deleted with raw SQL (no audit entry) is named by table and key."""
+    alias = _seedable_alias()
+    run_cli(capsys, "seed", alias, "--out", str(tmp_path / "run"))
+    store = next((tmp_path / "run" / "stores").glob("*.sqlite"))
+    conn = sqlite3.connect(store)
+    inserts = conn.execute("select count(*) from audit_log where action='insert'").fetchone()[0]
+    table, pk = conn.execute(
+        "select table_name, row_pk from audit_log where action='insert' order by id "
+        "limit 1 offset ?", (inserts // 2,)).fetchone()
+    (key, value), = json.loads(pk).items()
+    entries = conn.execute("select count(*) from audit_log").fetchone()[0]
+    assert conn.execute(f"delete from {table} where {key} = ?", (value,)).rowcount == 1
+    conn.commit()
+    assert conn.execute("select count(*) from audit_log").fetchone()[0] == entries
+    conn.close()
+    code, out, _ = run_cli(capsys, "audit", "verify", str(tmp_path / "run"))
+    assert code == 1
+    assert f"BROKEN  {store.name}: audit entry #" in out
+    assert f"row {table} {pk} is missing from the store" in out
+
+
 def test_console_script_is_installed():
     result = subprocess.run([sys.executable, "-m", "episodes.cli", "--version"],
                             capture_output=True, text=True, check=False)

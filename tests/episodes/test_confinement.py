@@ -1,5 +1,8 @@
-"""The workstation browser's confined view: the plan, the namespace it makes, and a real
-episode whose Chromium cannot see the repository (the task seeds) while it sees Documents."""
+"""The workstation browser's confined view: the plan, the namespace it makes (an empty root
+where only the system, read-only, and the episode's folders are bound back), the refusal to
+run a browser that cannot be confined, and a real episode whose Chromium sees neither the
+repository (the task seeds) nor any regular file of the machine's root, with a minimal
+environment that still carries the leak check's marker."""
 
 from __future__ import annotations
 
@@ -7,13 +10,21 @@ import asyncio
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from episodes import confine, confine_exec
 from episodes.confine import Confinement
+from episodes.lockdown import WorkstationError
 from episodes.processes import pids_with_argument
 from sandbox.paths import REPO_ROOT, TASKS_DIR
+from tests.requirements import requires
+
+# what the confined root may hold at its top level: the system, /proc, /dev, /tmp and the
+# first folder of the run's own path
+SYSTEM_NAMES = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "var", "proc",
+                "dev", "tmp"}
 
 
 def _run_folders(root: Path) -> dict[str, Path]:
@@ -28,30 +39,48 @@ def _view(run: dict[str, Path]) -> Confinement:
                                    downloads=run["downloads"], output=run["output"])
 
 
-def _covered(path: Path, view: Confinement) -> bool:
-    return any(path == h or h in path.parents for h in view.hidden)
+def test_the_plan_starts_from_an_empty_root_and_binds_back_only_what_the_browser_needs(
+        tmp_path):
+    run = _run_folders(tmp_path / "run")
+    plan = _view(run).mount_plan()
+    assert plan[0] == ["root", str((tmp_path / "run" / ".browser-root").resolve())]
+    assert plan[-1] == ["pivot"]
+    binds = {step[2]: step[0] for step in plan if step[0] in ("bind", "robind")}
+    # the run's folders, at their own paths: HOME and Downloads writable, the rest not
+    assert binds[str(run["home"].resolve())] == "bind"
+    assert binds[str(run["downloads"].resolve())] == "bind"
+    assert binds[str(run["input"].resolve())] == "robind"
+    assert binds[str(run["output"].resolve())] == "robind"
+    # the system read-only; nothing else of the machine: not /, not a whole /etc, /root,
+    # /work, /home, /opt, the repository, the stores or the host's /tmp
+    assert binds["/usr"] == "robind"
+    run_paths = {str(p.resolve()) for p in run.values()}
+    for target, op in binds.items():
+        if target in run_paths or target.startswith("/dev/"):
+            continue
+        assert op == "robind", target
+        assert target == "/usr" or target.startswith(("/etc/", "/var/cache/", "/tmp/.X11")), \
+            target
+    assert "/etc/shadow" not in binds and "/etc/gshadow" not in binds
+    assert not any(REPO_ROOT.resolve() == Path(t) or REPO_ROOT.resolve() in Path(t).parents
+                   for t in binds)
+    # new, empty folders rather than the machine's
+    assert ["proc", "/proc"] in plan and ["tmpfs", "/tmp", "1777"] in plan
+    assert ["tmpfs", "/dev", "0755"] in plan
+    # the new /tmp comes before the binds that may lie under it (a run under /tmp)
+    assert plan.index(["tmpfs", "/tmp", "1777"]) < min(
+        i for i, step in enumerate(plan) if step[0] in ("bind", "robind")
+        and not step[1].startswith("/dev/"))
 
 
-def test_the_plan_hides_the_repository_and_the_machine_and_binds_back_the_run(tmp_path):
-    view = _view(_run_folders(tmp_path / "run"))
-    for secret in (REPO_ROOT / "fixtures", TASKS_DIR, Path("/root"), Path("/tmp")):
-        assert _covered(secret.resolve(), view), secret
-    for kept in ("/usr", "/etc", "/dev", "/proc", "/sys", "/run"):
-        assert not _covered(Path(kept), view), kept
-    # no hidden folder inside another (a tmpfs would hide the mount point of the next)
-    assert not any(a != b and a in b.parents for a in view.hidden for b in view.hidden)
-    binds = {b.path: b.writable for b in view.visible}
-    assert binds[(tmp_path / "run" / "input").resolve()] is False
-    assert binds[(tmp_path / "run" / "output").resolve()] is False
-    assert binds[(tmp_path / "run" / "home").resolve()] is True
-    assert binds[(tmp_path / "run" / "downloads").resolve()] is True
-    plan = view.mount_plan()
-    assert ["readonly", str((tmp_path / "run" / "input").resolve())] in plan
-    assert ["readonly", str((tmp_path / "run" / "home").resolve())] not in plan
-    # every visible folder is staged before the tmpfs that would cover it, and moved after
-    order = [step[0] for step in plan]
-    assert order.index("move") > max(i for i, op in enumerate(order) if op == "tmpfs")
-    assert order.index("bind") < order.index("tmpfs", 1)
+def test_a_browser_outside_usr_gets_its_own_folder_bound_read_only(tmp_path):
+    run = _run_folders(tmp_path / "run")
+    program = tmp_path / "opt" / "chrome" / "chrome"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    view = Confinement.for_browser(home=run["home"], documents=run["input"],
+                                   downloads=run["downloads"], program=str(program))
+    assert ["robind", str(program.parent), str(program.parent)] in view.mount_plan()
 
 
 def test_the_launcher_passes_the_plan_and_the_program_apart(tmp_path):
@@ -62,9 +91,11 @@ def test_the_launcher_passes_the_plan_and_the_program_apart(tmp_path):
     assert steps == view.mount_plan()
     assert program == ["/usr/lib/chromium/chromium", "--remote-debugging-pipe"]
     with pytest.raises(ValueError):
-        confine_exec.parse(["tmpfs", "/srv", "--"])  # no program
+        confine_exec.parse(["root", "/srv", "pivot", "--"])  # no program
     with pytest.raises(ValueError):
-        confine_exec.parse(["chmod", "/srv", "--", "/bin/true"])
+        confine_exec.parse(["root", "/srv", "chmod", "/srv", "pivot", "--", "/bin/true"])
+    with pytest.raises(ValueError):  # a plan that would not leave the machine's root
+        confine_exec.parse(["root", "/srv", "--", "/bin/true"])
 
 
 def test_the_switch_turns_confinement_off(monkeypatch):
@@ -74,16 +105,58 @@ def test_the_switch_turns_confinement_off(monkeypatch):
     assert confine.enabled()
 
 
+def _workstation(tmp_path: Path):
+    from episodes.workstation import Workstation
+
+    run = _run_folders(tmp_path / "run")
+    return Workstation(display=SimpleNamespace(name=":99"), home=run["home"],
+                       documents=run["input"], downloads=run["downloads"], portal_port=1,
+                       sites=[], tabs=[], clock_path=tmp_path / "clock",
+                       logs_dir=tmp_path / "run" / "logs")
+
+
+def test_a_browser_that_cannot_be_confined_is_refused_unless_switched_off(
+        tmp_path, monkeypatch):
+    def no_namespace(self, timeout=10.0):
+        raise confine.ConfinementError("unshare failed (status 1): Operation not permitted")
+
+    monkeypatch.setattr(Confinement, "check", no_namespace)
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+    with pytest.raises(WorkstationError) as refused:
+        _workstation(tmp_path)._confined("/usr/lib/chromium/chromium")
+    assert f"{confine.SWITCH}=0" in str(refused.value)
+    assert "Operation not permitted" in str(refused.value)
+    # explicitly allowed: the plain launcher, noted in the run's logs
+    monkeypatch.setenv(confine.SWITCH, "0")
+    station = _workstation(tmp_path / "allowed")
+    launcher = station._confined("/usr/lib/chromium/chromium")
+    assert Path(launcher).name == "chromium-launch.sh"
+    assert "not confined" in (station.logs_dir / "confinement.log").read_text()
+
+
+def test_the_browser_gets_a_minimal_environment_not_its_launchers(tmp_path, monkeypatch):
+    monkeypatch.setenv("EHR_PLANTED_SECRET", "s3cret")
+    monkeypatch.setenv("PYTHONPATH", "/work")
+    monkeypatch.setenv("EHR_TEST_MARK", "m")
+    station = _workstation(tmp_path)
+    env = station.browser_environment()
+    assert "EHR_PLANTED_SECRET" not in env and "PYTHONPATH" not in env
+    assert set(env) <= confine.BROWSER_VARIABLES | set(confine.PASSED_ENVIRONMENT)
+    assert env["HOME"] == str(station.home) and env["DISPLAY"] == ":99"
+    assert env["EHR_TEST_MARK"] == "m"  # the leak checks still find the browser
+
+
 def _namespaces_allowed() -> bool:
     try:
-        return subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
-                              capture_output=True, timeout=10).returncode == 0
+        return subprocess.run(["unshare", "--mount", "--propagation", "private", "--pid",
+                               "--fork", "true"], capture_output=True,
+                              timeout=10).returncode == 0
     except OSError:
         return False
 
 
-needs_namespaces = pytest.mark.skipif(not _namespaces_allowed(),
-                                      reason="no mount namespaces here (not root?)")
+needs_namespaces = requires(_namespaces_allowed(),
+                            "no mount namespaces here (not root, or a default container)")
 
 
 @pytest.mark.slow
@@ -97,14 +170,20 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
     view.check()
     launcher = view.launcher(tmp_path / "logs" / "confined.sh", "/bin/sh")
     seed = next(TASKS_DIR.glob("*/seed/*.yaml"), REPO_ROOT / "pyproject.toml")
+    host_files = [p for p in Path("/").iterdir() if p.is_file() and not p.is_symlink()]
     probe = f"""
         cat {run['input']}/referral.txt
         for p in {marker} {seed} {REPO_ROOT}/pyproject.toml /proc/1/root{seed} \\
-                 /root /work/shared {launcher}; do
+                 /root /work /home /opt /etc/shadow {launcher} \\
+                 {' '.join(str(p) for p in host_files)}; do
             [ -e "$p" ] && [ -n "$(ls -A "$p" 2>/dev/null || echo file)" ] && echo "SEEN $p"
         done
+        for p in /* /proc/1/root/*; do [ -f "$p" ] && echo "FILE AT ROOT $p"; done
+        echo "TOP $(ls -A / | tr '\\n' ' ')"
         touch {run['input']}/new.txt 2>/dev/null && echo "WROTE input"
+        touch /new.txt 2>/dev/null && echo "WROTE root"
         touch {run['downloads']}/saved.txt && echo "downloads writable"
+        touch /tmp/scratch && echo "tmp writable"
         echo pipe-ok >&4
         true
     """
@@ -123,8 +202,11 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "the referral" in done.stdout
     assert "SEEN" not in done.stdout, done.stdout
-    assert "WROTE input" not in done.stdout
-    assert "downloads writable" in done.stdout
+    assert "FILE AT ROOT" not in done.stdout, done.stdout
+    top = set(done.stdout.split("TOP ", 1)[1].split("\n", 1)[0].split())
+    assert top <= SYSTEM_NAMES | {tmp_path.resolve().parts[1]}, top
+    assert "WROTE" not in done.stdout
+    assert "downloads writable" in done.stdout and "tmp writable" in done.stdout
     assert (run["downloads"] / "saved.txt").exists()  # the same folder, not a copy
     assert through_pipe == "pipe-ok\n"
     assert marker.read_text() == "secret: 42\n"  # nothing outside was touched
@@ -132,12 +214,14 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
 
 @pytest.mark.slow
 @needs_namespaces
-def test_a_real_episode_browser_cannot_see_the_task_seeds(tmp_path, demo_catalog, no_leaks,
-                                                          monkeypatch):
+def test_a_real_episode_browser_sees_neither_the_seeds_nor_the_machines_root(
+        tmp_path, demo_catalog, no_leaks, monkeypatch):
     from episodes.episode import Episode
 
     monkeypatch.delenv(confine.SWITCH, raising=False)
+    monkeypatch.setenv("EHR_PLANTED_SECRET", "s3cret")
     seed = next(TASKS_DIR.glob("*/seed/*.yaml"))
+    host_files = [p.name for p in Path("/").iterdir() if p.is_file()]
 
     async def scenario() -> None:
         episode = Episode(demo_catalog.get("demo-01"), run_dir=tmp_path / "run")
@@ -152,12 +236,31 @@ def test_a_real_episode_browser_cannot_see_the_task_seeds(tmp_path, demo_catalog
             assert documents
             for pid in browsers:
                 view = Path(f"/proc/{pid}/root")
+                top = {p.name for p in view.iterdir()}
+                assert top <= SYSTEM_NAMES | {run.resolve().parts[1]}, top
+                assert not [p for p in view.iterdir() if p.is_file()]
+                assert not set(host_files) & top
                 assert not (view / seed.relative_to("/")).exists()
                 assert not (view / "work" / "shared").exists()
                 assert not (view / (run / "stores").relative_to("/")).exists()
                 seen = sorted(p.name for p in (view / (run / "input").relative_to("/"))
                               .iterdir())
                 assert seen == documents
+            # the environment of each main browser process (its helpers write their titles
+            # over theirs)
+            mains = [pid for pid in browsers if _parent_name(pid) != "chromium"]
+            assert mains
+            for pid in mains:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                names = {e.split(b"=", 1)[0].decode() for e in environ if e}
+                assert "EHR_PLANTED_SECRET" not in names
+                # PWD: the launcher's sh; LC_CTYPE: Python's locale coercion in confine_exec
+                assert names <= confine.BROWSER_VARIABLES | set(confine.PASSED_ENVIRONMENT) \
+                    | {"PWD", "LC_CTYPE"}, names
+            # the leak check's positive control: while the episode runs, the marker it looks
+            # for is on the episode's processes (the display, the confined browser)
+            marked = {pid for pid, _ in no_leaks(0)}
+            assert set(mains) | set(episode.display.pids) <= marked, marked
             # and the browser works: the Workspace tab loaded through the pipe
             page = episode.workstation.page_for("workspace")
             assert "Workspace" in await page.title()
@@ -165,3 +268,9 @@ def test_a_real_episode_browser_cannot_see_the_task_seeds(tmp_path, demo_catalog
             await episode.stop()
 
     asyncio.run(scenario())
+
+
+def _parent_name(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    parent = stat[stat.rfind(")") + 2:].split()[1]
+    return Path(f"/proc/{parent}/comm").read_text().strip()

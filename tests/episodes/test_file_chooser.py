@@ -1,11 +1,13 @@
 """Uploads go through the OS file chooser (GTK's 'Open File'), driven only by the agent
 API: the oracle's ``attach_file`` step clicks the upload control, types the path into the
 chooser's location entry and presses Open; the Workspace then stores the bytes unchanged.
-The chooser only shows the episode's own folders (Documents, Downloads, Output)."""
+The chooser only shows the episode's own folders (Documents, Downloads, Output): a regular
+file at the machine's root cannot be chosen."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,13 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
         tmp_path, demo_catalog, no_leaks):
     spec = demo_catalog.get("demo-01")
     seen: dict[str, object] = {}
+    # a regular file at the machine's root (/container_info.json here), made if there is none
+    host_file = next((p for p in sorted(Path("/").iterdir())
+                      if p.is_file() and not p.is_symlink() and p.stat().st_size), None)
+    made = host_file is None
+    if made:
+        host_file = Path("/ehr-sandbox-host-file.txt")
+        host_file.write_text("a file of the machine\n")
 
     def solve(o):
         ws = o.tab("workspace")
@@ -37,6 +46,25 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
         attach_file(o, control, "~/Documents/insurance_card.png")
         tap(o, ws.get_by_role("button", name="Upload", exact=True))
         page(o, ws.get_by_role("link", name="insurance_card.png"))
+        # the machine's root file typed into the location entry, then Upload: nothing arrives
+        tap(o, control)
+        window_titled(o, FILE_CHOOSER)
+        o.wait(1.0)
+        o.key("ctrl+l")
+        o.type(str(host_file))
+        o.wait(0.3)
+        o.key("alt+o")
+        o.wait(1.0)
+        for _ in range(3):
+            if o.active_window() != ("Chromium", FILE_CHOOSER):
+                break
+            o.key("Escape")
+            o.wait(0.5)
+        window_titled(o, FILE_CHOOSER, present=False)
+        # GTK may hand over a typed path that is not there; the browser cannot read it
+        if control.input_value():
+            tap(o, ws.get_by_role("button", name="Upload", exact=True))
+            o.wait(2.0)
 
     async def scenario():
         episode = Episode(spec, run_dir=tmp_path / "run",
@@ -47,9 +75,15 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
         finally:
             await episode.stop()
 
-    asyncio.run(scenario())
+    try:
+        asyncio.run(scenario())
+    finally:
+        if made:
+            host_file.unlink()
     assert seen["dialog"] == ("Chromium", FILE_CHOOSER)
     assert seen["after_escape"] == ""
+    assert not (tmp_path / "run" / "output" / host_file.name).exists(), \
+        f"{host_file} was uploaded through the file chooser"
     uploaded = tmp_path / "run" / "output" / "insurance_card.png"
     original = tmp_path / "run" / "input" / "insurance_card.png"
     assert uploaded.read_bytes() == original.read_bytes()

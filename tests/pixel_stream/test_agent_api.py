@@ -56,7 +56,9 @@ def test_act_and_observe_sees_the_patch_repaint(agent, board):
     assert seen["seq_after"] > seen["seq_before"] >= before.seq
     assert seen.image is not None and seen.image.seq == seen["seq_after"]
     timings = seen.timings
-    assert timings["settle_ms"] >= 150 and timings["first_change_ms"] is not None
+    # the change came before the screen settled (an order, not a duration)
+    assert timings["first_change_ms"] is not None
+    assert 0 <= timings["first_change_ms"] <= timings["settle_ms"]
     board.wait_for(lambda s: s["presses"] == presses + 1, "the press to be counted")
     # the patch really changed colour in the observed image
     x, y = board.center("patch")

@@ -9,7 +9,6 @@ spare keycodes (so keycodes are reused and a stale keymap would show), capitals 
 shifted punctuation, and a paragraph typed at full speed.
 """
 
-import time
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -67,6 +66,15 @@ def window(session, workstation, tmp_path_factory):
         context.close()
 
 
+# true once the screen element is where it was two animation frames ago
+STILL = """() => new Promise(done => {
+    const where = () => { const r = document.getElementById('screen').getBoundingClientRect();
+                          return [r.left, r.top, window.scrollX, window.scrollY].join(); };
+    const before = where();
+    requestAnimationFrame(() => requestAnimationFrame(() => done(where() === before)));
+})"""
+
+
 def click_remote(page, injector, x, y):
     """Click the published screen's (x, y) through the receiver window."""
     origin = page.evaluate("""() => { const r = document.getElementById('screen')
@@ -81,7 +89,8 @@ def test_text_typed_into_the_window_arrives_exactly(window, workstation, board):
         # the first click focuses the video (the page may scroll it into view)
         click_remote(window, keys, *board.center("entry"))
         window.wait_for_function("() => document.activeElement.id === 'screen'")
-        time.sleep(0.3)
+        # the second click waits for the video to hold still (the scroll done), not a delay
+        window.wait_for_function(STILL)
         click_remote(window, keys, *board.center("entry"))
         board.wait_for(lambda s: s["entry_focus"], "the entry to take the focus")
         for round_ in range(2):

@@ -1,6 +1,8 @@
 """Session policies: published-app mode, idle logoff, reconnect grace."""
 
+import asyncio
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -35,11 +37,27 @@ def test_desktop_mode_keeps_the_window_manager_frame(display, tmp_path):
             assert y > 0 and (width, height) == (720, 420)  # below a title bar
 
 
-def test_idle_timeout_logs_the_session_off(display):
+def test_idle_timeout_logs_the_session_off(display, monkeypatch):
+    import pixel_stream.session as session_module
+
     policy = SessionPolicy(idle_timeout_s=0.5)
+    # the session's clock, moved on at will (no sleep against the timeout)
+    offset = {"s": 0.0}
+    clock = SimpleNamespace(monotonic=lambda: time.monotonic() + offset["s"])
+    monkeypatch.setattr(session_module, "time", clock)
     with SessionThread(display, policy=policy) as session:
-        time.sleep(0.8)  # longer than the timeout with nobody connected: the timer waits
+        # nobody connected: an hour goes by and the idle watch looks again; it waits
+        offset["s"] = 3600.0
+        changed = session.session.clients.changed
+
+        async def poke() -> None:  # wake the watch; it clears the event once it looked
+            changed.set()
+            while changed.is_set() and not session.session.ended.is_set():
+                await asyncio.sleep(0.01)
+
+        asyncio.run_coroutine_threadsafe(poke(), session._loop).result(timeout=10)
         assert not session.session.ended.is_set()
+        offset["s"] = 0.0
         with AgentClient(session.agent_url, session.token) as agent:
             agent.act({"action": "mouse_move", "coordinate": [5, 5]})
             wait_until(lambda: session.session.ended.is_set(), 10, "the idle logoff")

@@ -9,10 +9,11 @@ import pytest
 
 from tests.portal_web.browser import CHROMIUM, ORIGIN, chromium, login, serve
 from tests.portal_web.support import PASSWORDS, make_client
+from tests.requirements import requires
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
+    requires(shutil.which(CHROMIUM) is not None, "chromium is not installed"),
 ]
 
 

@@ -32,11 +32,12 @@ from tests.portal_web.fax_regulator_support import (  # noqa: F401 - payer_seeds
     payer_seeds,
 )
 from tests.portal_web.support import store_rows
+from tests.requirements import requires
 from tests.verifier.tasks.pa_support import fill_pdf
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
+    requires(shutil.which(CHROMIUM) is not None, "chromium is not installed"),
 ]
 
 
@@ -170,7 +171,7 @@ def first_form_field(display: str) -> tuple[int, int] | None:
 
 
 @pytest.mark.display
-@pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool is not installed")
+@requires(shutil.which("xdotool") is not None, "xdotool is not installed")
 def test_the_pdf_viewer_fills_and_saves_the_form_under_the_lockdown(payer_seeds,  # noqa: F811
                                                                     tmp_path):
     from episodes.workstation import BrowserTab, Workstation

@@ -30,27 +30,42 @@ def test_variants_differ_from_the_default(tmp_path):
         assert default != twin, f"{spec.alias} variant {variant} seeds the same world"
 
 
+def _a_table_with_rows(run):
+    """(store path, table, model) of the first store (by name) holding a table with seeded
+    rows that no other table refers to (a row can go without touching another)."""
+    for live in sorted((run / "stores").glob("*.sqlite")):
+        mappers = {m.local_table: m.class_ for m in _mappers(live.stem)}
+        tables = [t for t in mappers if t.name != "audit_log"]
+        referred = {fk.column.table for t in tables for fk in t.foreign_keys}
+        with sqlite3.connect(live) as db:
+            for table in sorted(tables, key=lambda t: t.name):
+                count = db.execute(f'select count(*) from "{table.name}"').fetchone()[0]
+                if count and table not in referred:
+                    return live, table, mappers[table]
+    pytest.fail(f"no store of {run} has a table with rows")
+
+
 def test_reset_restores_the_fingerprint_exactly(tmp_path):
     spec = _first_task_with_store()
     run = seed_task(spec, None, tmp_path / "run")
     seeded, _ = fingerprint(run)
-    live = next((run / "stores").glob("*.sqlite"))
+    live, table, model = _a_table_with_rows(run)
     # an app holds a connection open across the reset
     holder = sqlite3.connect(live)
     holder.execute("select count(*) from audit_log").fetchone()
+    before = holder.execute(f'select count(*) from "{table.name}"').fetchone()[0]
     store = open_store(live.stem, live, clock=None)
     from sandbox.clock import SandboxClock
     store.clock = SandboxClock()
-    table = next(t for t in store.metadata.sorted_tables if t.name != "audit_log")
-    model = next(m.class_ for m in _mappers(live.stem) if m.local_table is table)
     with store.writer() as session:
-        row = session.query(model).first()
-        if row is not None:
-            session.delete(row)
+        session.delete(session.query(model).first())
     store.dispose()
-    assert fingerprint(run)[0] != seeded or row is None
+    # the change happened: one row fewer, another fingerprint
+    assert holder.execute(f'select count(*) from "{table.name}"').fetchone()[0] == before - 1
+    assert fingerprint(run)[0] != seeded
     restore(run)
     assert fingerprint(run)[0] == seeded
+    assert holder.execute(f'select count(*) from "{table.name}"').fetchone()[0] == before
     assert holder.execute("select count(*) from audit_log").fetchone()[0] > 0
     holder.close()
 

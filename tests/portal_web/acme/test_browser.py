@@ -12,10 +12,11 @@ from tests.portal_web.acme.browser import ORIGIN, chromium, login, serve
 from tests.portal_web.acme.support import make_portal
 from tests.portal_web.browser import CHROMIUM
 from tests.portal_web.support import run_store
+from tests.requirements import requires
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
+    requires(shutil.which(CHROMIUM) is not None, "chromium is not installed"),
 ]
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 

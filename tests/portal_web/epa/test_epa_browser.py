@@ -12,10 +12,11 @@ import pytest
 from tests.portal_web.browser import CHROMIUM
 from tests.portal_web.epa.browser import ORIGIN, chromium_epa, login_epa, serve_epa
 from tests.portal_web.epa.support import JOY, make_epa
+from tests.requirements import requires
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
+    requires(shutil.which(CHROMIUM) is not None, "chromium is not installed"),
 ]
 
 

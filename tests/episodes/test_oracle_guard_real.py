@@ -1,0 +1,120 @@
+"""The oracle guard against what gold code could really do: ``load_gold`` refuses a
+``gold.py`` that reaches for code execution, imports or namespaces (and never runs it), and
+the read-only proxies refuse every acting method of real Chromium pages and locators while
+their reads work."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+
+from episodes.lockdown import find_chromium
+from episodes.oracle import READ_ONLY_METHODS, OracleViolation, ReadOnly, load_gold
+from episodes.oracle.guard import READ_ONLY_PROPERTIES
+from tests.requirements import requires
+
+# each line would run or import code, or reach a namespace, around the guard
+BAD_GOLD = {
+    "exec": "exec('import os')",
+    "exec-alias": "run = exec\nrun('x = 1')",
+    "eval": "eval('1 + 1')",
+    "eval-alias": "ev = eval",
+    "__import__": "__import__('os')",
+    "__import__-alias": "imp = __import__",
+    "__builtins__": "__builtins__['exec']('x = 1')",
+    "importlib": "import importlib",
+    "importlib-from": "from importlib import import_module",
+    "subprocess": "import subprocess",
+    "subprocess-from": "from subprocess import run",
+    "os": "import os",
+    "os.path": "import os.path as p",
+    "os-from": "from os import system",
+    "vars()": "vars()",
+    "vars-alias": "v = vars",
+    "__dict__": "d = solve.__dict__",
+    "__globals__": "g = solve.__globals__",
+    "globals": "g = globals",
+    "breakpoint": "breakpoint()",
+    "compile": "c = compile('1', 'x', 'eval')",
+    "__loader__": "loader = __loader__",
+    "__spec__": "spec = __spec__",
+}
+
+
+@pytest.mark.parametrize("line", BAD_GOLD.values(), ids=BAD_GOLD.keys())
+def test_load_gold_refuses_a_gold_py_that_reaches_around_the_guard(tmp_path, line):
+    task = tmp_path / "T-01"
+    task.mkdir()
+    # were it imported, the module would fail with SystemExit, not an OracleViolation
+    (task / "gold.py").write_text(f"def solve(o):\n    pass\n\n\n{line}\n"
+                                  "raise SystemExit('the bad gold.py was run')\n")
+    with pytest.raises(OracleViolation, match="gold code acts around the agent API"):
+        load_gold(task)
+
+
+PAGE = """<title>form</title><label>Name <input id=n value=Ann></label>
+<button onclick="document.title = 'clicked'">Go</button><p>hello</p>"""
+
+
+def _chromium() -> str | None:
+    try:
+        return find_chromium()
+    except Exception:  # noqa: BLE001 - absent
+        return None
+
+
+@pytest.mark.slow
+@requires(_chromium() is not None, "chromium is not installed")
+def test_read_only_proxies_of_real_chromium_pages_read_and_refuse_every_acting_method():
+    from playwright.async_api import async_playwright
+
+    async def scenario() -> dict[str, object]:
+        loop = asyncio.get_running_loop()
+
+        def run(coro):
+            return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=20)
+
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=_chromium(),
+                                               args=["--no-sandbox"])
+            try:
+                real = await browser.new_page()
+                await real.set_content(PAGE)
+                page = ReadOnly(real, run, "tab('ehr')")
+
+                def as_gold() -> dict[str, object]:
+                    # reading works on the real page
+                    button = page.get_by_role("button", name="Go")
+                    box = button.bounding_box()
+                    seen = {"title": page.title(), "visible": button.is_visible(),
+                            "value": page.get_by_label("Name").input_value(),
+                            "box": box, "text": page.locator("p").first.inner_text(),
+                            "count": page.locator("input").count(), "refused": []}
+                    # every public method of a real Page and Locator that is not a read
+                    for target, proxy in ((real, page), (real.locator("#n"),
+                                                         page.locator("#n"))):
+                        for name, _ in inspect.getmembers(type(target)):
+                            if name.startswith("_") or name in READ_ONLY_METHODS \
+                                    or name in READ_ONLY_PROPERTIES:
+                                continue
+                            with pytest.raises(OracleViolation):
+                                getattr(proxy, name)
+                            seen["refused"].append(name)
+                    return seen
+
+                seen = await asyncio.to_thread(as_gold)
+                seen["after"] = (await real.title(), await real.locator("#n").input_value())
+                return seen
+            finally:
+                await browser.close()
+
+    seen = asyncio.run(scenario())
+    assert seen["title"] == "form" and seen["visible"] is True and seen["value"] == "Ann"
+    assert seen["text"] == "hello" and seen["count"] == 1 and seen["box"]
+    refused = set(seen["refused"])
+    assert {"click", "fill", "type", "press", "evaluate", "goto", "set_input_files",
+            "dispatch_event", "keyboard", "mouse", "context", "set_content",
+            "element_handle", "select_option", "check"} <= refused
+    assert seen["after"] == ("form", "Ann")  # nothing acted on the page
