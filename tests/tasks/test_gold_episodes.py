@@ -31,6 +31,7 @@ from episodes.oracle import gold_trace_path, run_oracle
 from episodes.runner import run_episode
 from episodes.workstation import WorkstationError, find_chromium
 from sandbox.catalog import load_catalog
+from tests.requirements import requires
 from verifier.sensitivity import run_sensitivity
 
 CATALOG = load_catalog()
@@ -72,8 +73,7 @@ def _has_chromium() -> bool:
     return True
 
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not _has_chromium(), reason="chromium is not installed")]
+pytestmark = [pytest.mark.slow, requires(_has_chromium(), "chromium is not installed")]
 
 
 def _failing(result) -> list[tuple]:
