@@ -41,6 +41,7 @@ class EpisodeResult:
     error: str | None = None
     files: dict[str, str] = field(default_factory=dict)
     ready_s: float | None = None
+    retries: int = 0  # Ray backend: times the episode was run again after its node died
 
     @classmethod
     def from_grading(cls, grading: Grading, **facts: Any) -> EpisodeResult:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 RESULT_FIELDS = ("task", "alias", "variant", "agent", "status", "score", "duration_s",
-                 "reset_s", "steps", "ready_s", "error", "run_dir")
+                 "reset_s", "steps", "ready_s", "retries", "error", "run_dir")
 
 
 def load_results(out: Path) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything EHR Sandbox needs on a Debian 12 machine, then the project itself
-# into .venv (editable, with dev extras). Idempotent: a second run only checks.
+# into .venv (editable, with the dev and ray extras:
+# CI runs the Ray backend's test). Idempotent: a second run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,9 +52,9 @@ fi
 stamp=.venv/.installed-pyproject.sha256
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  say "installing the project (editable, dev extras) into .venv"
+  say "installing the project (editable, dev and ray extras) into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev]'
+  .venv/bin/python -m pip install -q -e '.[dev,ray]'
   echo "$want" > "$stamp"
   say "project installed"
 else
