@@ -8,6 +8,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 
 DEBIAN_PACKAGES=(
+  # the interpreter and venv (a bare Debian 12, e.g. the worker image, has neither)
+  python3 python3-venv
   # displays, window manager, X tools
   xvfb openbox x11-utils x11-xserver-utils xdotool
   # browser (Debian's own build; Playwright drives it, never downloads one)
