@@ -160,9 +160,12 @@ def connect(address: str | None) -> Any:
     a local one whose node advertises :func:`episode_slots`; credentials go into the job's
     runtime environment."""
     ray = import_ray()
+    check_address(address)
     runtime_env = {"env_vars": credentials()}
     kwargs: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
                               "configure_logging": False}
+    if address and address.startswith("ray://"):
+        kwargs = {"runtime_env": runtime_env}  # what a Ray Client connection accepts
     try:
         if address:
             ray.init(address=address, **kwargs)
@@ -178,6 +181,22 @@ def connect(address: str | None) -> Any:
                           "resource; start nodes with ray start --resources \"$(python -m "
                           "episodes.bench_ray resources)\"")
     return ray
+
+
+def check_address(address: str | None, timeout: float = 5.0) -> None:
+    """A ``HOST:PORT`` or ``ray://HOST:PORT`` that does not answer is an error at once (Ray
+    itself waits minutes)."""
+    if not address or address == "auto":
+        return
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RunnerError(f"--address {address!r}: use auto, ray://HOST:PORT or HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout).close()
+    except OSError as exc:
+        raise RunnerError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
 
 
 async def bench_ray(todo: list[Job], agent: AgentSpec, out: Path, *, tasks_dirs: list[Path],
@@ -232,6 +251,9 @@ async def bench_ray(todo: list[Job], agent: AgentSpec, out: Path, *, tasks_dirs:
         raise
     finally:
         await asyncio.to_thread(ray.shutdown)
+        if artifacts:  # every run folder was moved out of it
+            with contextlib.suppress(OSError):
+                (artifacts / bench_id).rmdir()
 
 
 def _receive(result: dict[str, Any], job: Job, out: Path, secrets: set[str]

@@ -125,10 +125,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     jobs = bench_jobs(specs, args.variants)
     agent = _agent(args.agent)
     if args.backend == "ray":
-        from episodes.bench_ray import import_ray
+        from episodes.bench_ray import check_address, import_ray
 
         try:
             import_ray()
+            check_address(args.address)
         except RunnerError as exc:
             raise UsageError(str(exc)) from exc
     elif args.address or args.artifacts:

@@ -41,6 +41,20 @@ def test_ray_backend_without_ray_says_how_to_install(tmp_path):
     assert not (tmp_path / "b" / "results.jsonl").exists()
 
 
+@pytest.mark.parametrize("address, message", [
+    ("nowhere", "--address 'nowhere': use auto, ray://HOST:PORT or HOST:PORT"),
+    ("127.0.0.1:1", "cannot reach the Ray cluster at 127.0.0.1:1: "),
+])
+def test_a_bad_ray_address_is_one_line(tmp_path, address, message):
+    done = subprocess.run([sys.executable, "-m", "episodes.cli", "bench", "--agent", "none",
+                           "--tasks", "ord-15", "--backend", "ray", "--address", address,
+                           "--out", str(tmp_path / "b")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ehr-sandbox: error: {message}"), lines
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(280)
 def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_leaks,
