@@ -24,13 +24,14 @@ import yaml
 EPISODES = 4
 
 
-def _demo_pack(folder: Path) -> list[Path]:
-    """Four copies of the demo task (demo-01 … demo-04), so the four jobs are distinct."""
+def demo_pack(folder: Path, copies: int = EPISODES) -> list[Path]:
+    """Copies of the demo task (demo-01, demo-02, …) as a task pack, so the jobs of a bench
+    of cheap episodes are distinct."""
     from sandbox.paths import FIXTURES_DIR
 
     source = FIXTURES_DIR / "demo" / "DEMO-T01"
     folder.mkdir(parents=True, exist_ok=True)
-    for n in range(1, EPISODES + 1):
+    for n in range(1, copies + 1):
         target = folder / f"DEMO-T{n:02d}"
         shutil.copytree(source, target, dirs_exist_ok=True)
         data = yaml.safe_load((target / "task.yaml").read_text())
@@ -63,7 +64,7 @@ def ray_overhead(workdir: Path) -> dict[str, Any]:
         import_ray()
     except RunnerError as exc:
         return {"skipped": str(exc)}
-    tasks_dirs = _demo_pack(workdir / "ray-demo-pack")
+    tasks_dirs = demo_pack(workdir / "ray-demo-pack")
     jobs = bench_jobs([s for s in load_catalog(tasks_dirs) if s.family == "demo"])
     os.environ["EHR_EPISODE_SLOTS"] = "2"  # the local one-node cluster's slots
     try:
