@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -71,6 +72,7 @@ def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_
     pack = demo_pack(tmp_path / "pack", 3)[0]  # demo-01 … demo-03: cheap browser episodes
     cluster = Cluster(initialize_head=True, head_node_args={
         "num_cpus": 1, "resources": {SLOT: 2}, "include_dashboard": False})
+    session = cluster.head_node.get_session_dir_path()
     try:
         worker = cluster.add_node(num_cpus=1, resources={SLOT: 1})
         worker_id = worker.node_id[:12]
@@ -93,6 +95,7 @@ def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_
         assert bench.returncode == 0, stderr.decode()[-3000:]
     finally:
         cluster.shutdown()
+        shutil.rmtree(session, ignore_errors=True)  # Ray's logs (they hold the runtime env)
 
     rows = {r["alias"] + "__" + r["variant"]: r for r in
             map(json.loads, (out / "results.jsonl").read_text().splitlines())}
