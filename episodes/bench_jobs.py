@@ -105,10 +105,19 @@ async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int =
                 resume: bool = False, tasks_dirs: list[Path] | None = None,
                 config: EpisodeConfig | None = None,
                 on_event: Callable[[str, Job, dict[str, Any] | None], None] | None = None,
-                ) -> list[dict[str, Any]]:
-    """Run every job, ``parallel`` at a time; returns every row of ``results.jsonl``."""
+                backend: str = "local", address: str | None = None,
+                artifacts: Path | None = None) -> list[dict[str, Any]]:
+    """Run every job, ``parallel`` at a time (child processes here, or Ray tasks across a
+    cluster with ``backend="ray"``: :mod:`episodes.bench_ray`); returns every row of
+    ``results.jsonl``."""
     if parallel < 1:
         raise RunnerError("--parallel must be at least 1")
+    if backend == "ray":
+        from episodes.bench_ray import import_ray
+
+        import_ray()  # says how to install it before anything is written
+    elif address or artifacts:
+        raise RunnerError("--address and --artifacts go with --backend ray")
     out.mkdir(parents=True, exist_ok=True)
     existing = load_results(out)
     if existing and not resume:
@@ -121,18 +130,33 @@ async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int =
     children: set[asyncio.subprocess.Process] = set()
     lock = asyncio.Lock()
 
+    def write_row(job: Job, row: dict[str, Any]) -> None:
+        with open(out / "results.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        write_tables(out, tasks_dirs=tasks_dirs)
+        if on_event:
+            on_event("done", job, row)
+
     async def one(job: Job) -> None:
         async with semaphore:
             if on_event:
                 on_event("start", job, None)
             row = await _run_job(job, agent, out, tasks_dirs or [], config, children)
             async with lock:
-                with open(out / "results.jsonl", "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                write_tables(out, tasks_dirs=tasks_dirs)
-            if on_event:
-                on_event("done", job, row)
+                write_row(job, row)
 
+    if backend == "ray":
+        from episodes.bench_ray import bench_ray
+
+        try:
+            await bench_ray(todo, agent, out, tasks_dirs=tasks_dirs or [], config=config,
+                            address=address, artifacts=artifacts,
+                            parallel=parallel if parallel > 1 else None, write_row=write_row,
+                            on_start=(lambda job: on_event("start", job, None))
+                            if on_event else None)
+        finally:
+            write_tables(out, add_wall_s=time.monotonic() - started)
+        return load_results(out)
     tasks = [asyncio.create_task(one(job)) for job in todo]
     try:
         await asyncio.gather(*tasks)
@@ -151,17 +175,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
     run_dir = out / "runs" / job.key
     if run_dir.exists():
         shutil.rmtree(run_dir)  # a job interrupted earlier starts over
-    argv = [sys.executable, "-m", "episodes.bench_jobs", "job", job.spec.id, "--variant",
-            job.variant, "--agent", str(agent), "--run-dir", str(run_dir)]
-    for d in tasks_dirs:
-        argv += ["--tasks-dir", str(d)]
-    if config is not None:
-        argv += ["--config", config.model_dump_json()]
-    if agent.settings is not None:
-        argv += ["--model-settings", json.dumps(dataclasses.asdict(agent.settings))]
-    setpriv = shutil.which("setpriv")
-    if setpriv:  # a bench killed hard still takes its children with it
-        argv = [setpriv, "--pdeathsig", "TERM", "--", *argv]
+    argv = job_argv(job, agent, run_dir, tasks_dirs, config)
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     log_path = out / "runs" / f"{job.key}.log"
     started = time.monotonic()
@@ -182,18 +196,41 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
     except json.JSONDecodeError:
         row = None
     if row is None:
-        tail = _log_tail(log_path)
-        row = {"task": job.spec.id, "alias": job.spec.alias, "variant": job.variant,
-               "status": "failed", "score": None, "duration_s": round(time.monotonic() -
-                                                                      started, 3),
-               "reset_s": None, "steps": 0, "run_dir": str(run_dir),
-               "error": f"the job exited with status {proc.returncode}: {tail}"}
+        row = failed_row(job, run_dir, time.monotonic() - started,
+                         f"the job exited with status {proc.returncode}: "
+                         f"{log_tail(log_path)}")
     row["agent"] = str(agent)
+    row.setdefault("retries", 0)
     row["wall_s"] = round(time.monotonic() - started, 3)
     return row
 
 
-def _log_tail(path: Path, limit: int = 1500) -> str:
+def job_argv(job: Job, agent: AgentSpec, run_dir: Path, tasks_dirs: list[Path],
+             config: EpisodeConfig | None) -> list[str]:
+    """The command line of one job's child process (this bench's, or a Ray task's)."""
+    argv = [sys.executable, "-m", "episodes.bench_jobs", "job", job.spec.id, "--variant",
+            job.variant, "--agent", str(agent), "--run-dir", str(run_dir)]
+    for d in tasks_dirs:
+        argv += ["--tasks-dir", str(d)]
+    if config is not None:
+        argv += ["--config", config.model_dump_json()]
+    if agent.settings is not None:
+        argv += ["--model-settings", json.dumps(dataclasses.asdict(agent.settings))]
+    setpriv = shutil.which("setpriv")
+    if setpriv:  # a bench killed hard still takes its children with it
+        argv = [setpriv, "--pdeathsig", "TERM", "--", *argv]
+    return argv
+
+
+def failed_row(job: Job, run_dir: Path, seconds: float, error: str) -> dict[str, Any]:
+    """The row of a job that ended without one of its own."""
+    return {"task": job.spec.id, "alias": job.spec.alias, "variant": job.variant,
+            "status": "failed", "score": None, "duration_s": round(seconds, 3),
+            "reset_s": None, "steps": 0, "run_dir": str(run_dir), "retries": 0,
+            "error": error}
+
+
+def log_tail(path: Path, limit: int = 1500) -> str:
     """The end of a job's log without the browser's routine complaints (D-Bus, GPU)."""
     noise = ("[pid=", "ERROR:dbus", "viz_main_impl", "command_buffer_proxy")
     lines = [line for line in path.read_text(errors="replace").splitlines()

@@ -8,7 +8,9 @@
 3. episodes: cold start and reset, p50 over ``--runs`` (default 20), for one desktop-EHR
    task and one browser task; extract + verify time; how many concurrent episodes this
    machine holds while screenshot p95 stays under 100 ms; and (unless ``--quick``) the wall
-   time of ``bench --agent gold --tasks all``.
+   time of ``bench --agent gold --tasks all``;
+4. ray: the Ray backend's dispatch overhead per episode, against the local backend, on the
+   same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed.
 
 Prints a table and writes everything as JSON to ``bench/results.json``. Targets (issue 5):
 reset <= 1.5 s desktop and <= 3 s browser; cold start <= 5 s desktop and <= 8 s browser.
@@ -30,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from episodes.benchmarks_ray import ray_overhead
+from episodes.benchmarks_ray import summary_rows as ray_summary_rows
 from sandbox.catalog import CatalogError, TaskSpec, load_catalog
 
 TARGETS = {"reset_desktop_s": 1.5, "reset_browser_s": 3.0,
@@ -320,6 +324,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     if gold:
         rows.append(("bench --agent gold --tasks all, wall s", gold["wall_s"],
                      f"mean score {gold.get('mean_score')}"))
+    rows += ray_summary_rows(results.get("ray", {}))
     ver = results.get("verifier", {})
     if "total_s" in ver:
         rows.append(("grade 40 untouched extracts, s", ver["total_s"], f"< {ver['target_s']}"))
@@ -355,12 +360,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="5 runs, fewer concurrent episodes, no gold-all bench")
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
-    parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes"),
+    parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray"),
                         action="append",
                         help="run only these parts (repeatable)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     args = parser.parse_args(argv)
-    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes"))
+    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray"))
     runs = args.runs or (5 if args.quick else 20)
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="ehr-bench-") as tmp:
@@ -376,7 +381,12 @@ def main(argv: list[str] | None = None) -> int:
             results["desktop_client"] = desktop_client_bench(3 if args.quick else 5)
         if "episodes" in parts:
             results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel)
+        if "ray" in parts:
+            _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
+            results["ray"] = ray_overhead(workdir)
     print(format_table(results))
+    if "ray" in results:
+        print("ray: " + json.dumps(results["ray"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, default=str) + "\n")
     print(f"results: {args.out}")

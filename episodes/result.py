@@ -50,7 +50,7 @@ class EpisodeResult:
     model_s: float | None = None
     env_s: float | None = None
     ended_by: str | None = None
-    retries: int = 0  # times the episode was run again after its worker died
+    retries: int = 0  # Ray backend: times the episode was run again after its node died
 
     @classmethod
     def from_grading(cls, grading: Grading, **facts: Any) -> EpisodeResult:

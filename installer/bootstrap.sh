@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything EHR Sandbox needs on a Debian 12 machine, then the project itself
-# into .venv (editable, with dev extras). Idempotent: a second run only checks.
+# into .venv (editable, with the dev and ray extras:
+# CI runs the Ray backend's test). Idempotent: a second run only checks.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 
 DEBIAN_PACKAGES=(
+  # the interpreter and venv (a bare Debian 12, e.g. the worker image, has neither)
+  python3 python3-venv
   # displays, window manager, X tools
   xvfb openbox x11-utils x11-xserver-utils xdotool
   # browser (Debian's own build; Playwright drives it, never downloads one)
@@ -51,9 +54,9 @@ fi
 stamp=.venv/.installed-pyproject.sha256
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  say "installing the project (editable, dev and agents extras) into .venv"
+  say "installing the project (editable, dev, agents and ray extras) into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[dev,agents]'
+  .venv/bin/python -m pip install -q -e '.[dev,agents,ray]'
   echo "$want" > "$stamp"
   say "project installed"
 else

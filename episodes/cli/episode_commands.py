@@ -132,6 +132,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(f"no tasks match {args.tasks!r}; try all, ord, pa or a list of ids")
     jobs = bench_jobs(specs, args.variants)
     agent = with_model_settings(_agent(args.agent), args)
+    if args.backend == "ray":
+        from episodes.bench_ray import check_address, import_ray
+
+        try:
+            import_ray()
+            check_address(args.address)
+        except RunnerError as exc:
+            raise UsageError(str(exc)) from exc
+    elif args.address or args.artifacts:
+        raise UsageError("--address and --artifacts go with --backend ray")
     out = Path(args.out)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),
@@ -162,7 +172,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         try:
             rows = asyncio.run(bench(jobs, agent, out, parallel=args.parallel,
                                      resume=args.resume, tasks_dirs=tasks_dirs(args),
-                                     on_event=on_event))
+                                     on_event=on_event, backend=args.backend,
+                                     address=args.address,
+                                     artifacts=Path(args.artifacts) if args.artifacts
+                                     else None))
         except RunnerError as exc:
             raise UsageError(str(exc)) from exc
         except KeyboardInterrupt:
@@ -190,6 +203,15 @@ def register_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted bench in --out (skips finished jobs)")
     add_model_options(p)
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local child processes (default), or Ray tasks across a cluster "
+                        "(pip install -e '.[ray]'; docs/cluster.md)")
+    p.add_argument("--address",
+                   help="with --backend ray: auto | ray://HOST:PORT | HOST:PORT (default: a "
+                        "local one-node cluster)")
+    p.add_argument("--artifacts", metavar="DIR",
+                   help="with --backend ray: a folder every node shares; run folders come "
+                        "back through it instead of the object store")
     p.set_defaults(func=cmd_bench)
 
 
