@@ -46,3 +46,13 @@ def test_finder_search_for_a_superscript_digit_finds_nobody(ehr_for):
     ehr = ehr_for("ord-01", user="nurse.kelly")
     page = ehr.client.get("/main/finder?q=%C2%B2")
     assert page.status_code == 200 and page.template.name == "finder.html"
+
+
+def test_form_integers_use_the_same_parser():
+    from starlette.datastructures import FormData
+
+    from portal_web.common.forms import FieldReader
+
+    reader = FieldReader(FormData([("a", "١٢"), ("b", "²"), ("c", "+12"), ("d", "1234567890")]))
+    assert [reader.integer(n, n, low=0, high=10**12) for n in "abcd"] == [None, None, 12, None]
+    assert set(reader.errors) == {"a", "b", "d"}
