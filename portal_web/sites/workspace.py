@@ -27,6 +27,7 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from portal_web.common.params import parse_int
 from portal_web.common.templating import make_templates
 from portal_web.settings import PortalSettings
 from portal_web.workspace.files import (
@@ -315,10 +316,9 @@ async def read_form(request: Request, max_part_size: int = 1024 * 1024) -> FormD
 
 
 def _bounded(value: object) -> int:
-    try:
-        number = int(str(value))
-    except ValueError as exc:
-        raise WorkspaceError("The editor form is incomplete; reload the page.") from exc
+    number = parse_int(str(value))
+    if number is None:
+        raise WorkspaceError("The editor form is incomplete; reload the page.")
     if not 0 <= number <= MAX_GRID:
         raise WorkspaceError(f"The table may have at most {MAX_GRID} rows and columns.")
     return number
