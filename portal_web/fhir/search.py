@@ -5,8 +5,9 @@ Each :class:`ResourceType` says how to load its resources from the EHR's tables 
 and ``_include`` targets it supports; the handlers here do the rest the same way for all:
 ``_id``, ``patient``/``subject``, ``encounter``, date parameters with prefixes, ``code``,
 ``category``, ``status``/``clinical-status``, paging (``_count``, ``_offset`` in the ``next``
-link, ``_summary=count``), ``_include`` of the patient or encounter, an OperationOutcome for
-every error and a warning entry for parameters this server ignores.
+link, ``_summary=count``), ``_sort`` (:mod:`portal_web.fhir.conformance`), ``_include`` of the
+patient or encounter, an OperationOutcome for every error and a warning entry for parameters
+this server ignores (an error under ``Prefer: handling=strict``).
 """
 
 from __future__ import annotations
