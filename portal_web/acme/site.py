@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import portal_web.common.convertors  # noqa: F401 - registers {x:id} for every view module
+from portal_web.common.params import parse_int
 from portal_web.common.requests import login_required, principal_of
 from portal_web.common.sessions import Principal
 from portal_web.common.site import PortalSite
@@ -100,7 +101,7 @@ class AcmeSite(PortalSite):
     def idle_timeout_s(self) -> int:
         """Idle seconds before log-out (``session.idle_timeout_minutes``, at least 1)."""
         raw = self.setting("session.idle_timeout_minutes").strip()
-        minutes = int(raw) if raw.isdigit() and int(raw) > 0 else 30
+        minutes = parse_int(raw, low=1, high=7 * 24 * 60) or 30
         return minutes * 60
 
     # -- rendering --------------------------------------------------------------------

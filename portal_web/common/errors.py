@@ -41,6 +41,13 @@ ADVICE = {
           "if it happens again, note what you entered and tell the administrator."),
 }
 
+OUTCOME_CODES = {401: "login", 403: "forbidden", 404: "not-found", 405: "not-supported",
+                 406: "not-supported", 413: "too-costly", 415: "not-supported",
+                 500: "exception", 503: "transient"}
+API_TEXT = {404: "No such endpoint: see /apis/default/fhir/metadata for what this server "
+                 "serves.",
+            405: "That method is not supported on this endpoint."}
+
 
 def error_handlers(templates: Jinja2Templates, template: str = "error.html",
                    api_prefixes: tuple[str, ...] = (),
@@ -54,8 +61,9 @@ def error_handlers(templates: Jinja2Templates, template: str = "error.html",
     def render(request: Request, status: int, detail: str | None) -> Response:
         if api_prefixes and request.url.path.startswith(api_prefixes):
             return JSONResponse({"resourceType": "OperationOutcome", "issue": [{
-                "severity": "error", "code": "exception" if status >= 500 else "invalid",
-                "diagnostics": detail or TITLES.get(status, "Error")}]}, status_code=status)
+                "severity": "error", "code": OUTCOME_CODES.get(status, "invalid"),
+                "diagnostics": detail or API_TEXT.get(status, TITLES.get(status, "Error"))}]},
+                status_code=status, media_type="application/fhir+json")
         context = {"status": status, "title": TITLES.get(status, "Error"),
                    "detail": detail, "advice": ADVICE.get(status, ADVICE[400])}
         try:

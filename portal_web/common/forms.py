@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from portal_web.common.params import parse_int
+
 FORM_ERROR = "_form"  # key of messages about the whole form
 MAX_TEXT = 20_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -145,10 +147,10 @@ class FieldReader:
             if required:
                 self.fail(name, f"{label} is required.")
             return None
-        if not re.fullmatch(r"[+-]?\d{1,9}", value):
+        number = parse_int(value) if len(value.lstrip("+-")) <= 9 else None
+        if number is None:
             self.fail(name, f"{label} must be a whole number (you entered '{value[:20]}').")
             return None
-        number = int(value)
         if not low <= number <= high:
             suffix = f" {unit}" if unit else ""
             self.fail(name, f"{label} must be between {low} and {high}{suffix}.")

@@ -14,6 +14,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 from starlette.exceptions import HTTPException
 
+from portal_web.common.params import parse_id
 from sandbox.stores.ehr import (
     Form,
     FormEncounter,
@@ -77,9 +78,10 @@ def find_patients(db: Session, query: str, limit: int = 100) -> list[PatientData
                 conditions.append(PatientData.DOB == dt.date.fromisoformat(query))
             except ValueError:
                 pass
-        if query.isdigit():
+        number = parse_id(query)
+        if number is not None:
             conditions.append(PatientData.pubpid.like(f"{query}%"))
-            conditions.append(PatientData.pid == int(query[:9]))
+            conditions.append(PatientData.pid == number)
         for word in query.replace(",", " ").split():
             conditions.append(PatientData.lname.ilike(f"{word}%"))
             conditions.append(PatientData.fname.ilike(f"{word}%"))

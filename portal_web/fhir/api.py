@@ -9,12 +9,15 @@ from a bearer token of ``/oauth2/default/token``; without a token: 401.
 
 from __future__ import annotations
 
+from functools import partial
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from portal_web.fhir import search
 from portal_web.fhir.common import BASE, FhirResponse, base_url, outcome, site_of
+from portal_web.fhir.conformance import negotiated
 from portal_web.fhir.documents import binary_read
 from portal_web.fhir.oauth import token_endpoint
 from portal_web.fhir.types import TYPES
@@ -79,15 +82,18 @@ async def not_allowed(request: Request) -> Response:
 
 
 def fhir_routes() -> list[BaseRoute]:
+    """The API's routes; every FHIR interaction behind the format checks (406 / 415)."""
+    fhir, binary = negotiated, partial(negotiated, raw_content=True)
     return [
         Route("/oauth2/default/token", token_endpoint, methods=["POST"]),
-        Route(f"{BASE}/metadata", metadata, methods=["GET"]),
+        Route(f"{BASE}/metadata", fhir(metadata), methods=["GET"]),
         Route(f"{BASE}/.well-known/smart-configuration", smart_configuration, methods=["GET"]),
-        Route(f"{BASE}/Observation", observation_create, methods=["POST"]),
-        Route(f"{BASE}/Binary/{{rid:str}}", binary_read, methods=["GET"]),
-        Route(f"{BASE}/{{rtype:str}}", search.search, methods=["GET"]),
-        Route(f"{BASE}/{{rtype:str}}/{{rid:str}}", search.read, methods=["GET"]),
-        Route(f"{BASE}/{{rtype:str}}", not_allowed, methods=["POST", "PUT", "PATCH", "DELETE"]),
-        Route(f"{BASE}/{{rtype:str}}/{{rid:str}}", not_allowed,
+        Route(f"{BASE}/Observation", fhir(observation_create), methods=["POST"]),
+        Route(f"{BASE}/Binary/{{rid:str}}", binary(binary_read), methods=["GET"]),
+        Route(f"{BASE}/{{rtype:str}}", fhir(search.search), methods=["GET"]),
+        Route(f"{BASE}/{{rtype:str}}/{{rid:str}}", fhir(search.read), methods=["GET"]),
+        Route(f"{BASE}/{{rtype:str}}", fhir(not_allowed),
+              methods=["POST", "PUT", "PATCH", "DELETE"]),
+        Route(f"{BASE}/{{rtype:str}}/{{rid:str}}", fhir(not_allowed),
               methods=["POST", "PUT", "PATCH", "DELETE"]),
     ]

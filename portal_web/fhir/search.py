@@ -5,8 +5,9 @@ Each :class:`ResourceType` says how to load its resources from the EHR's tables 
 and ``_include`` targets it supports; the handlers here do the rest the same way for all:
 ``_id``, ``patient``/``subject``, ``encounter``, date parameters with prefixes, ``code``,
 ``category``, ``status``/``clinical-status``, paging (``_count``, ``_offset`` in the ``next``
-link, ``_summary=count``), ``_include`` of the patient or encounter, an OperationOutcome for
-every error and a warning entry for parameters this server ignores.
+link, ``_summary=count``), ``_sort`` (:mod:`portal_web.fhir.conformance`), ``_include`` of the
+patient or encounter, an OperationOutcome for every error and a warning entry for parameters
+this server ignores (an error under ``Prefer: handling=strict``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import Response
 
+from portal_web.common.params import parse_int
 from portal_web.fhir.common import (
     DATE_PARAM_HELP,
     FhirResponse,
@@ -32,11 +34,13 @@ from portal_web.fhir.common import (
     ref_id,
     site_of,
 )
+from portal_web.fhir.conformance import parse_sort, sort_entries, sortable, strict
 from portal_web.fhir.oauth import AccessToken, scope_allows
 
 DEFAULT_COUNT = 50
 MAX_COUNT = 200
-CONTROL = {"_count", "_offset", "_include", "_summary", "_format", "_total", "_elements"}
+CONTROL = {"_count", "_offset", "_include", "_summary", "_format", "_total", "_elements",
+           "_sort"}
 
 
 @dataclass
@@ -178,9 +182,10 @@ def load(request: Request, kind: ResourceType) -> list[Entry]:
 def _int_param(value: str | None, default: int, name: str) -> int:
     if value is None or value == "":
         return default
-    if not value.isdigit():
+    number = parse_int(value, low=0)
+    if number is None:
         raise ValueError(f"{name} must be a whole number (got '{value[:20]}').")
-    return int(value)
+    return number
 
 
 def _permitted(request: Request, interaction: str
@@ -214,8 +219,18 @@ async def search(request: Request) -> Response:
     entries, ignored, error = select_entries(kind, load(request, kind), params)
     if error:
         return outcome(400, "invalid", error)
+    sort_keys, unsortable = parse_sort(kind, request.query_params.getlist("_sort"))
+    entries = sort_entries(kind, entries, sort_keys)
     includes, include_warnings = _includes(request, kind, request.query_params.getlist(
         "_include"), auth)
+    problems = [f"Search parameter '{n[:40]}' is not supported for {name}."
+                for n in dict.fromkeys(ignored)] + \
+        [f"_sort={n} is not supported for {name} (sortable: "
+         f"{', '.join(sorted(sortable(kind)))})." for n in unsortable]
+    if strict(request) and (problems or include_warnings):
+        return outcome(400, "not-supported", "Prefer: handling=strict and the search has "
+                                             "parameters this server does not support.",
+                       problems + include_warnings)
     base = base_url(request)
     page = [] if summary == "count" or count == 0 else entries[offset:offset + count]
     links = [{"relation": "self", "url": str(request.url)}]
@@ -235,8 +250,7 @@ async def search(request: Request) -> Response:
                 seen.add(key)
                 bundle_entries.append({"fullUrl": f"{base}/{key[0]}/{key[1]}",
                                        "resource": resource, "search": {"mode": "include"}})
-    warnings = [f"Search parameter '{n[:40]}' is not supported for {name} and was ignored."
-                for n in dict.fromkeys(ignored)] + include_warnings
+    warnings = [f"{p[:-1]} and was ignored." for p in problems] + include_warnings
     if warnings:
         bundle_entries.append({"resource": {"resourceType": "OperationOutcome", "issue": [
             {"severity": "warning", "code": "not-supported", "diagnostics": w}

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from portal_web.common.episode import EpisodeStores
+from portal_web.common.params import parse_int
 from portal_web.common.sessions import Principal
 from portal_web.settings import PortalSettings
 from sandbox.stores.acme import ApiClient
@@ -80,8 +81,8 @@ def authenticate(request: Request, scope: str) -> ApiClient | Response:
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    declared = parse_int(request.headers.get("content-length", ""))
+    if declared is not None and declared > limit:
         raise HTTPException(413, f"The request is larger than {limit // (1024 * 1024)} MB.")
     chunks, size = [], 0
     async for chunk in request.stream():

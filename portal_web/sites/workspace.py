@@ -19,13 +19,15 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 
 from starlette.applications import Starlette
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from portal_web.common.params import parse_int
 from portal_web.common.templating import make_templates
 from portal_web.settings import PortalSettings
 from portal_web.workspace.files import (
@@ -49,6 +51,7 @@ TEMPLATES_DIR = PACKAGE_DIR / "templates"
 STATIC_DIR = PACKAGE_DIR / "static"
 DEFAULT_GRID = (3, 4)  # rows, columns of a new CSV
 MAX_GRID = 200
+MAX_TEXT_BYTES = 4 * 1024 * 1024  # a text or CSV saved from the editor
 COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -103,9 +106,10 @@ class WorkspaceSite:
 
     @staticmethod
     def same_origin(request: Request) -> None:
-        """Refuse forms posted from another site (the agent's other tabs included)."""
+        """Refuse forms posted from another site (the agent's other tabs included): the
+        Origin (or Referer) must have the Workspace's own scheme, host and port."""
         origin = request.headers.get("origin") or request.headers.get("referer")
-        if not origin or urlparse(origin).hostname != request.url.hostname:
+        if not origin or _origin_of(origin) != _origin_of(str(request.url)):
             raise WorkspaceError("This form must be sent from the Workspace page itself; "
                                  "reload the Workspace and try again.", 403)
 
@@ -164,7 +168,7 @@ class WorkspaceSite:
             return self.render(request, "new.html", title="New file", name="", kind="csv")
         try:
             self.same_origin(request)
-            form = await request.form()
+            form = await read_form(request, MAX_TEXT_BYTES)
             kind = str(form.get("kind", "csv"))
             name = str(form.get("name", "")).strip()
             if kind not in ("csv", "txt"):
@@ -208,7 +212,7 @@ class WorkspaceSite:
         try:
             self.same_origin(request)
             path = self.files.path("output", name)
-            form = await request.form()
+            form = await read_form(request, MAX_TEXT_BYTES)
             action = str(form.get("action", "save"))
             if "text" in form:
                 text = str(form.get("text", "")).replace("\r\n", "\n")
@@ -219,6 +223,10 @@ class WorkspaceSite:
                 rows = [[str(form.get(f"cell-{r}-{c}", "")) for c in range(n_cols)]
                         for r in range(n_rows)]
                 text = format_csv(rows)
+            if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+                raise WorkspaceError(f"{name} would be larger than "
+                                     f"{MAX_TEXT_BYTES // (1024 * 1024)} MB, so it was not "
+                                     "saved; keep the file shorter.", 413)
             if action in ("add_row", "add_col") and rows is not None:
                 context = {"name": name, "title": f"Edit {name}", "text_mode": False,
                            "text": text, "is_csv": True, "unsaved": True,
@@ -235,7 +243,7 @@ class WorkspaceSite:
     async def upload(self, request: Request) -> Response:
         try:
             self.same_origin(request)
-            form = await request.form(max_part_size=MAX_UPLOAD_BYTES)
+            form = await read_form(request, MAX_UPLOAD_BYTES)
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
                 raise WorkspaceError("Choose a file to upload first.")
@@ -277,20 +285,55 @@ class WorkspaceSite:
         return RedirectResponse(f"{url}?flash=Deleted+{quote(name)}", 303)
 
 
-def _bounded(value: object) -> int:
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_of(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of a URL, the port filled in from the scheme; None if unusable."""
     try:
-        number = int(str(value))
-    except ValueError as exc:
-        raise WorkspaceError("The editor form is incomplete; reload the page.") from exc
+        parts = urlparse(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port if port is not None else DEFAULT_PORTS[scheme]
+
+
+async def read_form(request: Request, max_part_size: int = 1024 * 1024) -> FormData:
+    """The posted form; a body that cannot be read as one (malformed multipart, a part over
+    ``max_part_size``) is a :class:`WorkspaceError` shown on the Workspace's own page."""
+    try:
+        return await request.form(max_part_size=max_part_size)
+    except (HTTPException, MultiPartException) as exc:
+        detail = str(getattr(exc, "detail", None) or exc)
+        if "maximum size" in detail:
+            raise WorkspaceError(f"That is too much to save at once ({detail.rstrip('.')}); "
+                                 "keep a file under the limit.", 413) from exc
+        raise WorkspaceError("The form could not be read; reload the page and try again.",
+                             400) from exc
+
+
+def _bounded(value: object) -> int:
+    number = parse_int(str(value))
+    if number is None:
+        raise WorkspaceError("The editor form is incomplete; reload the page.")
     if not 0 <= number <= MAX_GRID:
         raise WorkspaceError(f"The table may have at most {MAX_GRID} rows and columns.")
     return number
 
 
-async def _not_found(request: Request, exc: HTTPException) -> Response:
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Every HTTP error (no such page, wrong method, an unreadable request) as the
+    Workspace's own page with the error's status."""
+    assert isinstance(exc, HTTPException)
     site: WorkspaceSite = request.app.state.workspace
-    return site.error(request, WorkspaceError(
-        "There is no such page in the Workspace; go back to the file list.", exc.status_code))
+    if exc.status_code in (404, 405):
+        message = "There is no such page in the Workspace; go back to the file list."
+    else:
+        message = str(exc.detail or "The request could not be read; reload the page.")
+    return site.error(request, WorkspaceError(message, exc.status_code))
 
 
 def create_site(settings: PortalSettings) -> Starlette:
@@ -309,6 +352,6 @@ def create_site(settings: PortalSettings) -> Starlette:
         Route("/delete/{name}", site.delete, methods=["POST"], name="delete"),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
     app.state.workspace = site
     return app

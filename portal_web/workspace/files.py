@@ -24,7 +24,7 @@ TEXT_SUFFIXES = {".txt", ".md", ".json", ".xml", ".hl7", ".x12", ".edi", ".log",
 IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                   ".gif": "image/gif"}
 EDITABLE_SUFFIXES = (".csv", ".txt")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,119}$")
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,119}")  # the whole name: fullmatch
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024
 PARTIAL_SUFFIXES = (".crdownload", ".partial", ".tmp")
 
@@ -137,7 +137,7 @@ class WorkspaceFiles:
 
 def check_name(name: str) -> str:
     """A plain file name: letters, digits, space and ``._()+-``; no folders, not hidden."""
-    if not NAME_RE.match(name or "") or ".." in name:
+    if not NAME_RE.fullmatch(name or "") or ".." in name:
         raise WorkspaceError(
             f"{name!r} is not a valid file name: use letters, digits, spaces and . _ - ( ) +, "
             "start with a letter or digit, at most 120 characters, no folders.")

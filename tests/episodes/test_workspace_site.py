@@ -117,3 +117,44 @@ def test_documents_are_read_only_and_forms_need_same_origin(client: TestClient, 
     clash = client.post("/new", data={"name": "../run", "kind": "txt"}, headers=ORIGIN)
     assert clash.status_code == 400 and "not a valid file name" in clash.text
     assert not (demo_run / "output" / "x.txt").exists()
+
+
+@pytest.mark.parametrize("origin", [
+    "http://workspace.local:9999", "https://workspace.local", "http://workspace.local.evil",
+    "ftp://workspace.local", "null", "http://workspace.local:notaport"])
+def test_same_origin_compares_scheme_host_and_port(client: TestClient, demo_run: Path, origin):
+    refused = client.post("/new", data={"name": "x", "kind": "txt"}, headers={"origin": origin})
+    assert refused.status_code == 403 and "Workspace page itself" in refused.text
+    assert not (demo_run / "output" / "x.txt").exists()
+    same = client.post("/new", data={"name": "x", "kind": "txt"},
+                       headers={"origin": "http://workspace.local:80"}, follow_redirects=False)
+    assert same.status_code == 303
+
+
+def test_a_file_name_with_a_trailing_newline_is_refused(client: TestClient, demo_run: Path):
+    from portal_web.workspace.files import WorkspaceError, check_name
+
+    with pytest.raises(WorkspaceError):
+        check_name("notes.txt\n")
+    upload = client.post("/upload", files={"file": ("notes.txt\n", b"hi", "text/plain")},
+                         headers=ORIGIN)
+    assert upload.status_code == 400 and "not a valid file name" in upload.text
+    assert list((demo_run / "output").glob("notes*")) == []
+
+
+def test_unreadable_and_oversize_saves_get_the_workspace_page(client: TestClient,
+                                                              demo_run: Path):
+    client.post("/new", data={"name": "big.txt", "kind": "txt"}, headers=ORIGIN)
+    broken = client.post("/edit/big.txt", content=b"--xyz\r\nnot a part",
+                         headers={**ORIGIN, "content-type": "multipart/form-data; boundary=xyz"})
+    assert broken.status_code == 400 and broken.headers["content-type"].startswith("text/html")
+    assert broken.template.name == "problem.html"
+    huge = "a" * (5 * 1024 * 1024)
+    multipart = client.post("/edit/big.txt", files={"text": (None, huge)}, headers=ORIGIN)
+    assert multipart.status_code == 413 and multipart.template.name == "problem.html"
+    form = client.post("/edit/big.txt", data={"text": huge}, headers=ORIGIN)
+    assert form.status_code == 413 and form.template.name == "problem.html"
+    assert (demo_run / "output" / "big.txt").read_text() == ""
+    wrong = client.post("/upload", content=b"x", headers={**ORIGIN,
+                                                           "content-type": "multipart/form-data"})
+    assert wrong.status_code == 400 and wrong.template.name == "problem.html"

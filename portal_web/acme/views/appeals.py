@@ -38,6 +38,7 @@ from portal_web.acme.references import APPEAL, next_reference
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import phone
 from portal_web.acme.uploads import read_upload, store_attachment
+from portal_web.common.params import parse_id
 from portal_web.common.requests import PostedForm, form_post, posted_form
 from sandbox.stores.acme import STATUS_LABELS, Appeal, Attachment, Claim, Member, PaCase
 
@@ -132,7 +133,7 @@ async def start(request: Request) -> Response:
     site = site_of(request)
     user = user_of(request)
     case_param = request.query_params.get("case", "")
-    if case_param.isdigit() and len(case_param) <= 9:  # "Appeal this decision" on a case
+    if parse_id(case_param) is not None and len(case_param) <= 9:  # "Appeal this decision"
         return RedirectResponse(f"/appeals/new/case/{case_param}", 303)
     claim_number = re.sub(r"\D", "", request.query_params.get("claim_number", ""))[:24]
     reference = request.query_params.get("reference", "").strip().upper()[:24]

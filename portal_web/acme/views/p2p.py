@@ -23,6 +23,7 @@ from portal_web.acme.deadlines import Deadline, p2p_window
 from portal_web.acme.references import P2P, next_reference
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.typed_fields import phone
+from portal_web.common.params import parse_id
 from portal_web.common.requests import PostedForm, form_post, posted_form
 from sandbox.stores.acme import STATUS_LABELS, Member, P2pRequest, P2pSlot, PaCase, Plan
 
@@ -235,7 +236,7 @@ async def cancel(request: Request, form: PostedForm) -> Response:
 async def from_case(request: Request) -> Response:
     """"Request peer-to-peer" on a case page: its scheduling page."""
     raw = request.query_params.get("case", "")
-    if not raw.isdigit() or len(raw) > 9:
+    if parse_id(raw) is None or len(raw) > 9:
         return RedirectResponse("/p2p", 303)
     return RedirectResponse(f"/p2p/case/{raw}", 303)
 

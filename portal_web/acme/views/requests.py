@@ -26,6 +26,7 @@ from portal_web.acme.drafting import draft_of, draft_view, step_context
 from portal_web.acme.site import area_view, site_of, user_of
 from portal_web.acme.uploads import DOCUMENT_TYPE_LABELS
 from portal_web.common.forms import FieldReader
+from portal_web.common.params import parse_id
 from portal_web.common.requests import PostedForm, form_post, session_of
 from sandbox.stores.acme import Member, PaCase, PaDraft, Plan
 
@@ -41,9 +42,10 @@ def _new_page(request: Request, params, errors: dict[str, str] | None = None) ->
     results = None
     chosen = None
     with site.reader() as db:
-        if params.get("member", "").isdigit() and len(params["member"]) < 10:
+        member_id = parse_id(params.get("member", ""))
+        if member_id is not None:
             row = db.execute(select(Member, Plan).join(Plan, Plan.id == Member.plan_id)
-                             .where(Member.id == int(params["member"]))).first()
+                             .where(Member.id == member_id)).first()
             if row is not None:
                 chosen = members.MemberRow(row[0], row[1],
                                            members.coverage_active(row[0], site.today()))

@@ -22,6 +22,7 @@ from portal_web.acme import wizard
 from portal_web.acme.attachment_views import attachment_response, upload_context
 from portal_web.acme.site import guard, site_of, user_of
 from portal_web.acme.uploads import read_upload, store_attachment
+from portal_web.common.params import parse_id
 from portal_web.common.requests import PostedForm, form_post, posted_form
 from portal_web.dme.catalog import (
     DME_ITEMS,
@@ -161,12 +162,13 @@ async def new_order(request: Request) -> Response:
     """The order form for a member (GET); the first save creates the draft (POST)."""
     site = site_of(request)
     user = user_of(request)
-    raw = request.query_params.get("member", "")
-    if not raw.isdigit() or len(raw) > 9:
-        raise HTTPException(404, "Choose the member first: find them in Member search and "
-                                 "click Start DME order.")
+    member_id = parse_id(request.query_params.get("member", ""))
+    if member_id is None:
+        raise HTTPException(404, "Choose the member first (the address parameter “member” "
+                                 "names none): find them in Member search and click Start "
+                                 "DME order.")
     with site.reader() as db:
-        member, plan = _member(db, int(raw))
+        member, plan = _member(db, member_id)
         if request.method == "GET":
             values = {"quantity": "1", "modifier": "NU"}
             return site.render(request, "order_form.html",

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
+from portal_web.common.params import query_int
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import choices, not_found, user_name
 from portal_web.ehr.site import Tab, here, site_of, user_of
@@ -174,9 +175,9 @@ async def event_form(request: Request) -> Response:
         ctx = _event_context(db)
         if raw is None:
             mrn = ""
-            pid = request.query_params.get("pid", "")
-            if pid.isdigit() and len(pid) <= 9:
-                patient = db.scalar(select(PatientData).where(PatientData.pid == int(pid)))
+            pid = query_int(request, "pid")
+            if pid is not None:
+                patient = db.scalar(select(PatientData).where(PatientData.pid == pid))
                 mrn = patient.pubpid if patient else ""
             provider = request.query_params.get("provider", "")
             if not any(k == provider for k, _ in ctx["providers"]):

@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from portal_web.common.params import bad_parameter, parse_id
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import encounter_or_404, forms_of, not_found
 from portal_web.ehr.esign import content_hash, encounter_locked, signature_state
@@ -45,9 +46,10 @@ def _esign_target(db, pid: int, number: int, form_id: str | None):  # noqa: ANN0
     """(forms row or None for the whole encounter, title)."""
     if not form_id:
         return None, "Encounter"
-    if not form_id.isdigit() or len(form_id) > 9:
-        raise not_found(f"Form {form_id[:12]}")
-    form = db.get(Form, int(form_id))
+    number_of_form = parse_id(form_id)
+    if number_of_form is None:
+        raise bad_parameter("form", form_id)
+    form = db.get(Form, number_of_form)
     if form is None or form.encounter != number or form.pid != pid or form.deleted:
         raise not_found(f"Form {form_id} of this encounter")
     return form, form.form_name

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
+from portal_web.common.params import bad_parameter, parse_id
 from portal_web.common.requests import login_required, posted_form
 from portal_web.ehr.chart import choices, login_users, not_found, options, user_name
 from portal_web.ehr.site import Tab, here, site_of, user_of
@@ -41,10 +42,10 @@ def _patient_by_mrn(db, f: FieldReader, name: str, required: bool) -> PatientDat
 def _mrn_of(db, pid: str | int | None) -> str:  # noqa: ANN001
     if pid in (None, ""):
         return ""
-    try:
-        patient = db.scalar(select(PatientData).where(PatientData.pid == int(pid)))
-    except (TypeError, ValueError):
-        return ""
+    number = parse_id(pid)
+    if number is None:
+        raise bad_parameter("pid", str(pid))
+    patient = db.scalar(select(PatientData).where(PatientData.pid == number))
     return patient.pubpid if patient else ""
 
 

@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from portal_web.common.params import parse_id
 from portal_web.common.requests import login_required
 from portal_web.ehr.chart import user_name
 from portal_web.ehr.site import Tab, here, site_of
@@ -79,7 +80,8 @@ async def referrals(request: Request) -> Response:
             select(LbtData).where(LbtData.form_id == t.id))} for t, _ in rows}
 
     def who(value: str | None) -> str:
-        return user_name(users.get(int(value))) if value and value.isdigit() else ""
+        number = parse_id(value)
+        return user_name(users.get(number)) if number is not None else ""
 
     return _report(request, "Referrals", ["Date", "Patient", "Refer to", "Reason", "Urgency"],
                    [[t.date.strftime("%Y-%m-%d"), _name(p), who(data[t.id].get("refer_to")),

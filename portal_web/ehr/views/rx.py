@@ -18,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FORM_ERROR, FieldReader
+from portal_web.common.params import parse_id
 from portal_web.common.requests import login_required, posted_form, session_of
 from portal_web.ehr import interactions
 from portal_web.ehr.chart import (
@@ -138,7 +139,7 @@ def read_rx(f: FieldReader, ctx: dict, today: dt.date, now: dt.datetime) -> dict
     v["scheduled_at"] = _datetime(f, "scheduled_at", "First dose at", now)
     v["care_setting"] = "inpatient" if ctx["inpatient"] else "outpatient"
     encounter = f.raw.get("encounter", "").strip()
-    v["encounter"] = int(encounter) if encounter.isdigit() and len(encounter) <= 9 else None
+    v["encounter"] = parse_id(encounter) if len(encounter) <= 9 else None
     return v
 
 

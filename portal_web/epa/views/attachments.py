@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FORM_ERROR, clean_text
+from portal_web.common.params import parse_int
 from portal_web.common.requests import PostedForm, form_post, login_required, posted_form
 from portal_web.epa.pa_request import PaRequestView
 from portal_web.epa.site import LOGIN_PATH, site_of
@@ -59,8 +60,8 @@ def _refuse(request: Request, view: PaRequestView, message: str, field: str = "f
 async def upload(request: Request) -> Response:
     site = site_of(request)
     key = request.path_params["key"]
-    length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_ATTACHMENT + MULTIPART_SLACK:
+    length = parse_int(request.headers.get("content-length", ""))
+    if length is not None and length > MAX_ATTACHMENT + MULTIPART_SLACK:
         view = read_view(request)
         return _refuse(request, view, "That file is larger than 10 MB, so it was not "
                                       "attached. Attach a smaller file (scan at a lower "

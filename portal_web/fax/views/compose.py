@@ -22,6 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.common.forms import FieldReader
+from portal_web.common.params import parse_id, query_int
 from portal_web.common.requests import login_required, posted_form, session_of
 from portal_web.fax.documents import (
     ACCEPT,
@@ -183,9 +184,9 @@ async def compose_page(request: Request) -> Response:
             values = _values_of(job)
         else:
             values = {"include_cover": "1", "cover_from": account.display_name}
-        pick = request.query_params.get("number", "")
-        if pick.isdigit() and len(pick) < 9:
-            entry = db.get(FaxNumber, int(pick))
+        pick = query_int(request, "number")
+        if pick is not None:
+            entry = db.get(FaxNumber, pick)
             if entry is not None:
                 _from_directory(values, entry)
         return _render(request, db, job=job, values=values)
@@ -235,9 +236,8 @@ async def compose_submit(request: Request) -> Response:
             elif action not in ACTIONS:
                 f.fail("_form", "Use one of the buttons of the form.")
             if action == "use_directory":
-                pick = f.raw.get("directory_entry", "")
-                entry = db.get(FaxNumber, int(pick)) if pick.isdigit() and len(pick) < 9 \
-                    else None
+                pick = parse_id(f.raw.get("directory_entry", ""))
+                entry = db.get(FaxNumber, pick) if pick is not None else None
                 if entry is None:
                     f.fail("directory_entry", "Choose a recipient in the directory list "
                                               "first.")

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from portal_web.common.params import parse_id
 from portal_web.common.requests import login_required
 from portal_web.fax.site import site_of
 from sandbox.stores.fax import BetaClaim, FaxNumber, Policy
@@ -53,7 +54,8 @@ async def directory_page(request: Request) -> Response:
         digits = "".join(ch for ch in q if ch.isdigit())
         entries = [e for e in entries if needle in f"{e.owner} {e.department} {e.notes} "
                    f"{e.number}".lower() or (len(digits) >= 3 and digits in e.digits)]
-    compose = f"/compose/{draft}" if draft.isdigit() and len(draft) < 9 else "/compose"
+    compose = f"/compose/{draft}" if parse_id(draft) is not None and len(draft) < 9 \
+        else "/compose"
     return site.render(request, "directory.html", {
         "nav": "directory", "entries": entries, "q": q, "purposes": PURPOSES,
         "compose": compose, "title": "Fax directory"})
