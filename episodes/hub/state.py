@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 ANNOTATOR_RE = re.compile(r"^[\w .'-]{1,60}$")
 
 
+ACTIVE = ("new", "starting", "running", "finishing", "finished")
+
+
 class HubSettings(BaseModel):
     """What one hub serves; unknown keys are refused."""
 
@@ -40,6 +43,9 @@ class HubSettings(BaseModel):
     tasks_dirs: list[Path] = Field(default_factory=list)
     max_episodes: int = Field(default=4, ge=1, le=32)
     episode: EpisodeConfig = Field(default_factory=EpisodeConfig)
+    host: str = "127.0.0.1"  # where the hub listens (a Host name it answers to)
+    public_hosts: list[str] = Field(default_factory=list)  # names users reach it by
+    tls: bool = False  # behind a TLS terminator: Secure cookies, https Origins
 
 
 @dataclass
@@ -47,6 +53,7 @@ class HubEpisode:
     """An episode as the hub tracks it: background jobs, recording, last grade."""
 
     episode: Episode
+    owner: str = "admin"  # the account that started it
     created: float = field(default_factory=time.time)
     busy: str | None = None  # what is running: starting, resetting, grading, oracle
     message: str = ""
@@ -59,6 +66,12 @@ class HubEpisode:
     @property
     def id(self) -> str:
         return self.episode.episode_id
+
+    @property
+    def running(self) -> bool:
+        """Holding processes (counted against ``max_episodes``)."""
+        return self.episode.status in ACTIVE
+
 
 
 class HubError(Exception):
@@ -78,19 +91,26 @@ class Hub:
         self.episode_factory = episode_factory or Episode
 
     # -- episodes -------------------------------------------------------------------------
-    def get(self, episode_id: str) -> HubEpisode:
-        try:
-            return self.episodes[episode_id]
-        except KeyError:
+    def get(self, episode_id: str, user: Any = None) -> HubEpisode:
+        """The episode, if ``user`` may see it (its owner or an admin); else 404."""
+        entry = self.episodes.get(episode_id)
+        if entry is None or (user is not None and not self.may_see(user, entry)):
             raise HubError(f"there is no episode {episode_id!r} (it may have been stopped); "
-                           "start one from the task list", 404) from None
+                           "start one from the task list", 404)
+        return entry
+
+    @staticmethod
+    def may_see(user: Any, entry: HubEpisode) -> bool:
+        return bool(user.is_admin or entry.owner == user.name)
+
+    def visible(self, user: Any) -> list[HubEpisode]:
+        return [e for e in self.episodes.values() if self.may_see(user, e)]
 
     def active(self) -> list[HubEpisode]:
-        return [h for h in self.episodes.values()
-                if h.episode.status in ("new", "starting", "running", "finishing",
-                                        "finished")]
+        return [h for h in self.episodes.values() if h.running]
 
-    def start_episode(self, task_key: str, variant: str | None) -> HubEpisode:
+    def start_episode(self, task_key: str, variant: str | None,
+                      owner: str = "admin") -> HubEpisode:
         spec = self.catalog.get(task_key)
         try:
             variant = check_variant(spec, variant or None)
@@ -104,7 +124,7 @@ class Hub:
         episode = self.episode_factory(spec, variant, run_dir=run_dir,
                                        config=self.settings.episode, episode_id=episode_id)
         episode.agent = "human"  # the annotator in the live view (until the oracle works)
-        entry = HubEpisode(episode)
+        entry = HubEpisode(episode, owner=owner)
         self.episodes[episode_id] = entry
         self.run_job(entry, "starting", episode.start())
         return entry

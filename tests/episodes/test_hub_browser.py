@@ -27,6 +27,7 @@ def hub_url(tmp_path, no_leaks):
     from episodes.hub.app import create_hub
 
     app = create_hub({"runs_dir": tmp_path / "runs", "tasks_dirs": [DEMO_DIR]})
+    app.state.accounts.add("dana", "annotator", "dana-password")
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning"))
@@ -52,7 +53,11 @@ def test_hub_starts_the_demo_episode_and_streams_it(hub_url):
                 executable_path=find_chromium(),
                 args=["--autoplay-policy=no-user-gesture-required"])
             page = await browser.new_page(viewport={"width": 1700, "height": 950})
-            await page.goto(hub_url + "/?family=demo")
+            await page.goto(hub_url + "/?family=demo")  # sends to the sign-in form
+            await page.fill("input[name=name]", "dana")
+            await page.fill("input[name=password]", "dana-password")
+            await page.click("button[type=submit]")
+            await page.wait_for_url("**/?family=demo")
             await page.get_by_role("button", name="Start demo-01").click()
             await page.wait_for_url("**/episodes/ep-*")
             await page.wait_for_function(

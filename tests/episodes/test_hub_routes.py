@@ -13,6 +13,7 @@ from episodes.episode import Episode
 from episodes.hub.app import create_hub
 from episodes.run_files import prepare_run_dir, reset_files_and_stores
 from tests.episodes.conftest import DEMO_DIR
+from tests.episodes.hub_client import BASE, sign_in
 
 
 class QuietEpisode(Episode):
@@ -48,7 +49,9 @@ class QuietEpisode(Episode):
 def hub(tmp_path: Path):
     app = create_hub({"runs_dir": tmp_path / "runs", "tasks_dirs": [DEMO_DIR],
                       "max_episodes": 2}, episode_factory=QuietEpisode)
-    with TestClient(app) as client:
+    app.state.accounts.add("dana", "annotator", "dana-password")
+    with TestClient(app, base_url=BASE) as client:
+        sign_in(client, "dana", "dana-password")
         yield client
 
 
@@ -100,8 +103,7 @@ def test_episode_page_record_reset_finish_stop(hub: TestClient):
     assert "Summarize a referral letter" in page.text
 
     api = f"/api/episodes/{episode_id}"
-    assert hub.post(f"{api}/record", json={"annotator": ""}).status_code == 400
-    assert hub.post(f"{api}/record", json={"annotator": "Dana Ruiz"}).json()["recording"]
+    assert hub.post(f"{api}/record").json()["recording"]["annotator"] == "dana"
     run_dir = Path(state["run_dir"])
     trace = run_dir / "trace" / "trace.jsonl"
     trace.write_text("\n".join(json.dumps(x) for x in [
@@ -112,7 +114,7 @@ def test_episode_page_record_reset_finish_stop(hub: TestClient):
          "event": {"action": "type", "text": "480117"}}]) + "\n")
     saved = hub.post(f"{api}/record/stop").json()["saved"]
     lines = [json.loads(x) for x in Path(saved["path"]).read_text().splitlines()]
-    assert lines[0]["annotator"] == "Dana Ruiz" and lines[0]["task"] == "DEMO-T01"
+    assert lines[0]["annotator"] == "dana" and lines[0]["task"] == "DEMO-T01"
     assert [(e["n"], e["t"]) for e in lines[1:]] == [(1, 0.0), (2, 1.5)]
     download = hub.get(f"/episodes/{episode_id}/recordings/1")
     assert download.status_code == 200

@@ -4,11 +4,12 @@
   if (!root) return;
   const stateUrl = root.dataset.stateUrl;
   const $ = (id) => document.getElementById(id);
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
   let viewerUrl = $("workstation").getAttribute("src");
 
   async function post(action, body) {
     const response = await fetch(`${stateUrl}/${action}`, {
-      method: "POST", headers: {"content-type": "application/json"},
+      method: "POST", headers: {"content-type": "application/json", "x-csrf-token": csrf},
       body: JSON.stringify(body || {}),
     });
     const data = await response.json();
@@ -68,7 +69,7 @@
     }
   }
 
-  $("record").onclick = () => post("record", {annotator: $("annotator").value});
+  $("record").onclick = () => post("record");
   $("record-stop").onclick = () => post("record/stop");
   $("reset").onclick = () => post("reset");
   $("finish").onclick = () => post("finish");
