@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -31,6 +31,8 @@ from starlette.templating import Jinja2Templates
 from episodes.episode import Episode, EpisodeConfig, EpisodeError
 from episodes.hub.auth import SESSION_COOKIE, Accounts, User
 from episodes.hub.guard import Guard, allowed_hosts, safe_next
+from episodes.hub.records import GOLD_STATES
+from episodes.hub.review import review_routes
 from episodes.hub.state import Hub, HubEpisode, HubError, HubSettings
 from episodes.result import EpisodeResult
 from sandbox.catalog import Catalog, CatalogError, TaskSpec
@@ -94,19 +96,31 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
     async def tasks_page(request: Request, user: User) -> Response:
         q = request.query_params
         family, system = q.get("family", ""), q.get("system", "")
-        difficulty = q.get("difficulty", "")
+        difficulty, gold = q.get("difficulty", ""), q.get("gold", "")
+        assignee = q.get("assignee", "")
+        who = user.name if assignee == "me" else assignee
         text = q.get("q", "").strip().lower()
+        assignments = hub.records.assignments()
+        board = {(s.id, v): hub.records.gold_status(s, v, hub.task_folder(s))
+                 for s in hub.catalog for v in s.variant_names}
         specs = [s for s in hub.catalog
                  if (not family or s.family == family)
                  and (not system or system in s.systems)
                  and (not difficulty or str(s.difficulty) == difficulty)
+                 and (not gold or any(board[(s.id, v)] == gold for v in s.variant_names))
+                 and (not who or any(assignments.get((s.id, v)) == who
+                                     for v in s.variant_names))
                  and (not text or text in f"{s.id} {s.alias} {s.title}".lower())]
         return page(request, "tasks.html", specs=specs, filters={
-            "family": family, "system": system, "difficulty": difficulty, "q": text},
+            "family": family, "system": system, "difficulty": difficulty, "q": text,
+            "gold": gold, "assignee": assignee},
             families=sorted({s.family for s in hub.catalog}),
             systems=sorted({x for s in hub.catalog for x in s.systems}),
             difficulties=sorted({s.difficulty for s in hub.catalog}),
-            episodes=hub.visible(user))
+            gold_states=GOLD_STATES, board=board, assignments=assignments,
+            accounts=accounts.users(), episodes=hub.visible(user),
+            past=[p for p in hub.records.past_episodes() if p["id"] not in hub.episodes
+                  and (user.is_admin or p["owner"] == user.name)][-10:])
 
     async def task_page(request: Request, user: User) -> Response:
         key = request.path_params["key"]
@@ -115,7 +129,9 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         except CatalogError as exc:
             return page(request, "problem.html", status=404, message=str(exc),
                         suggestions=_suggest(hub.catalog, key))
-        return page(request, "task.html", spec=spec)
+        recordings = [r for r in hub.records.recordings(task=spec.id)
+                      if user.is_reviewer or r["annotator"] == user.name]
+        return page(request, "task.html", spec=spec, recordings=recordings)
 
     async def start(request: Request, user: User) -> Response:
         form = await request.form()
@@ -131,9 +147,14 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         return RedirectResponse(request.url_for("episode", episode_id=entry.id), 303)
 
     async def episode_page(request: Request, user: User) -> Response:
+        episode_id = request.path_params["episode_id"]
         try:
-            entry = hub.get(request.path_params["episode_id"], user)
+            entry = hub.get(episode_id, user)
         except HubError as exc:
+            past = hub.records.past_episode(episode_id)
+            if past is not None and (user.is_admin or past["owner"] == user.name):
+                return page(request, "past_episode.html", past=past,
+                            recordings=hub.records.recordings(episode_id=episode_id))
             return problem(request, exc, exc.status)
         return page(request, "session.html", entry=entry, spec=entry.episode.spec,
                     state=hub.describe(entry, request))
@@ -163,6 +184,10 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
 
     def do_reset(entry: HubEpisode, _body: dict) -> None:
         entry.episode.check_running(allow_finished=True)
+        if entry.busy is not None:
+            raise HubError(f"the episode is busy ({entry.busy}); try again when it is done", 409)
+        if entry.recording is not None:  # the page asked first; kept, marked partial
+            hub.stop_recording(entry, partial=True)
 
         def done(seconds: float) -> None:
             entry.result = None
@@ -178,6 +203,10 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
 
         def done(result: EpisodeResult) -> None:
             entry.result = result
+            hub.records.episode_status(entry.id, "finished", result.score)
+            if entry.last_recording is not None:
+                hub.records.update(entry.last_recording, live_score=result.score)
+                entry.last_recording = None
 
         hub.run_job(entry, "grading", entry.episode.finish(), done)
 
@@ -185,6 +214,9 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         from episodes.oracle import run_oracle
 
         entry.episode.check_running()
+        if entry.recording is not None:
+            raise HubError("the oracle does not run while you record: its inputs would be "
+                           "in your trace; stop the recording first", 409)
         entry.episode.agent = "gold"
         entry.oracle = {"state": "running", "started": time.time()}
 
@@ -206,20 +238,12 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         return {"saved": hub.stop_recording(entry)}
 
     async def do_stop(entry: HubEpisode, _body: dict) -> None:
+        if entry.recording is not None:
+            hub.stop_recording(entry, partial=True)
         if entry.job is not None and not entry.job.done():
             entry.job.cancel()
         await entry.episode.stop()
-
-    async def recording_file(request: Request, user: User) -> Response:
-        try:
-            entry = hub.get(request.path_params["episode_id"], user)
-            number = int(request.path_params["number"])
-            saved = next(r for r in entry.recordings if r["number"] == number)
-        except (HubError, StopIteration, ValueError):
-            return problem(request, HubError("no such recording"), 404)
-        name = f"{entry.episode.spec.alias}-gold.trace.jsonl"
-        return FileResponse(saved["path"], media_type="application/x-ndjson",
-                            filename=name)
+        hub.records.episode_status(entry.id, "stopped")
 
     @asynccontextmanager
     async def lifespan(_app: Starlette):
@@ -236,8 +260,6 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         Route("/tasks/{key}", guard.page(task_page), name="task"),
         Route("/episodes", guard.action(start), methods=["POST"], name="start"),
         Route("/episodes/{episode_id}", guard.page(episode_page), name="episode"),
-        Route("/episodes/{episode_id}/recordings/{number}", guard.page(recording_file),
-              name="recording"),
         Route("/api/episodes", guard.page(api_list), name="api_episodes"),
         Route("/api/episodes/{episode_id}", guard.page(api_state), name="api_episode"),
         Route("/api/episodes/{episode_id}/reset", action(do_reset), methods=["POST"]),
@@ -247,6 +269,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         Route("/api/episodes/{episode_id}/record/stop", action(do_record_stop),
               methods=["POST"]),
         Route("/api/episodes/{episode_id}/stop", action(do_stop), methods=["POST"]),
+        *review_routes(hub, guard, page, problem),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
 
