@@ -31,7 +31,7 @@ from starlette.templating import Jinja2Templates
 from episodes.episode import Episode, EpisodeConfig, EpisodeError
 from episodes.hub.auth import SESSION_COOKIE, Accounts, User
 from episodes.hub.guard import Guard, allowed_hosts, safe_next
-from episodes.hub.records import GOLD_STATES
+from episodes.hub.records import GOLD_STATES, check_rows
 from episodes.hub.review import review_routes
 from episodes.hub.state import Hub, HubEpisode, HubError, HubSettings
 from episodes.result import EpisodeResult
@@ -205,7 +205,8 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
             entry.result = result
             hub.records.episode_status(entry.id, "finished", result.score)
             if entry.last_recording is not None:
-                hub.records.update(entry.last_recording, live_score=result.score)
+                hub.records.update(entry.last_recording, live_score=result.score,
+                                   live_checks=json.dumps(check_rows(result.report_json)))
                 entry.last_recording = None
 
         hub.run_job(entry, "grading", entry.episode.finish(), done)

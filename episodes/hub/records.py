@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS recordings (
     n INTEGER PRIMARY KEY AUTOINCREMENT, episode_id TEXT NOT NULL, task TEXT NOT NULL,
     alias TEXT NOT NULL, variant TEXT NOT NULL, annotator TEXT NOT NULL,
     path TEXT NOT NULL, inputs INTEGER NOT NULL, partial INTEGER NOT NULL,
-    created REAL NOT NULL, live_score REAL, replay_score REAL, replay_checks TEXT,
+    created REAL NOT NULL, live_score REAL, live_checks TEXT, replay_score REAL,
+    replay_checks TEXT,
     replay_error TEXT, status TEXT NOT NULL DEFAULT 'recorded', reviewer TEXT, note TEXT,
     accepted_path TEXT);
 CREATE TABLE IF NOT EXISTS assignments (
@@ -90,7 +91,7 @@ class Records:
             return int(cur.lastrowid or 0)
 
     def update(self, n: int, **fields: Any) -> None:
-        allowed = {"live_score", "replay_score", "replay_checks", "replay_error", "status",
+        allowed = {"live_score", "live_checks", "replay_score", "replay_checks", "replay_error", "status",
                    "reviewer", "note", "accepted_path", "partial"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"cannot update {sorted(set(fields) - allowed)}")
@@ -189,7 +190,8 @@ def check_rows(report: dict[str, Any] | None) -> list[dict[str, Any]]:
 def _recording(row: sqlite3.Row) -> dict[str, Any]:
     data = dict(row)
     data["partial"] = bool(data["partial"])
-    data["replay_checks"] = json.loads(data["replay_checks"]) if data["replay_checks"] else []
+    for key in ("live_checks", "replay_checks"):
+        data[key] = json.loads(data[key]) if data[key] else []
     data["download"] = (f"{data['alias']}-{data['variant']}-{data['n']}-"
                         f"{data['annotator']}.trace.jsonl")
     return data

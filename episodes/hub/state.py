@@ -254,6 +254,9 @@ class Hub:
                 "recording_inputs": self.recording_inputs(entry), "oracle": entry.oracle,
                 "has_gold": bool(episode.spec.folder and (episode.spec.folder /
                                                           "gold.py").is_file())}
+        user = getattr(request.state, "user", None) if request is not None else None
+        if user is not None:
+            data["running_count"] = sum(1 for e in self.visible(user) if e.running)
         if episode.status in ("running", "finishing", "finished") and episode.session:
             connection = episode.connection()
             if request is not None:

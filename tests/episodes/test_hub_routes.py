@@ -233,3 +233,27 @@ def test_check_review_accept_and_a_restart(tmp_path: Path, monkeypatch):
         sign_in(client, "dana", "dana-password")
         past = client.get(f"/episodes/{episode_id}")
         assert past.status_code == 200 and "ended with the hub" in past.text
+
+
+def test_admin_assigns_tasks_and_the_board_filters(tmp_path: Path):
+    app = create_hub({"runs_dir": tmp_path / "runs", "tasks_dirs": [DEMO_DIR]},
+                     episode_factory=QuietEpisode)
+    app.state.accounts.add("dana", "annotator", "dana-password")
+    app.state.accounts.add("root", "admin", "root-password")
+    with TestClient(app, base_url=BASE) as client:
+        sign_in(client, "dana", "dana-password")
+        assign = {"task": "demo-01", "variant": "default", "annotator": "dana"}
+        assert client.post("/assign", data=assign).status_code == 403
+        assert client.get("/?assignee=me").context["specs"] == []
+        sign_in(client, "root", "root-password")
+        assert client.post("/assign", data={**assign, "annotator": "nobody"}).status_code \
+            == 400
+        assert client.post("/assign", data={**assign, "variant": "nope"}).status_code == 400
+        assert client.post("/assign", data={**assign, "task": "dmeo-01"}).status_code == 404
+        assert client.post("/assign", data=assign, follow_redirects=False).status_code == 303
+        board = client.get("/?assignee=dana&gold=oracle+only")
+        assert [s.alias for s in board.context["specs"]] == ["demo-01"]
+        assert board.context["board"][("DEMO-T01", "default")] == "oracle only"
+        assert board.context["assignments"] == {("DEMO-T01", "default"): "dana"}
+        sign_in(client, "dana", "dana-password")
+        assert [s.alias for s in client.get("/?assignee=me").context["specs"]] == ["demo-01"]

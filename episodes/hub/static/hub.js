@@ -81,6 +81,7 @@
 
   function render(s) {
     last = s;
+    if (s.running_count !== undefined && $("running-count")) $("running-count").textContent = s.running_count;
     $("status").textContent = s.status;
     $("busy").textContent = s.busy ? `(${s.busy}…)` : "";
     $("message").textContent = s.message || "";
