@@ -198,6 +198,8 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
 
     def do_finish(entry: HubEpisode, _body: dict) -> None:
         entry.episode.check_running()
+        if entry.busy is not None:
+            raise HubError(f"the episode is busy ({entry.busy}); try again when it is done", 409)
         if entry.recording is not None:
             hub.stop_recording(entry)
 

@@ -76,8 +76,7 @@ def review_routes(hub: Hub, guard: Guard, page: Callable[..., Response],
         return JSONResponse({**records.recording(rec["n"]), "checking": True})  # type: ignore[dict-item]
 
     async def review(request: Request, user: User) -> Response:
-        form = await request.form() if not request.headers.get(
-            "content-type", "").startswith("application/json") else await request.json()
+        form = await request.form()
         try:
             rec = visible(number(request), user)
             decision, note = str(form.get("decision", "")), str(form.get("note", "")).strip()

@@ -169,3 +169,18 @@ def test_hub_user_command(tmp_path: Path):
     assert "Traceback" not in short.stderr + bad.stderr
     assert Accounts(tmp_path).sign_in("dana", "a long password") is not None
     assert cli("remove", "dana").returncode == 0 and cli("list").stdout == ""
+
+
+def test_bad_requests_get_4xx_with_a_message(app):
+    with TestClient(app, base_url=BASE, raise_server_exceptions=False) as client:
+        sign_in(client, "dana", "dana-password")
+        for path in ("/recordings/abc", "/recordings/99", "/api/recordings/99",
+                     "/recordings/99/trace", "/episodes/ep-nope"):
+            reply = client.get(path)
+            assert reply.status_code == 404 and "no" in reply.text, path
+        for body in ({"json": [1, 2]}, {"content": b"{", "headers": {
+                "content-type": "application/json"}}, {"data": {"decision": "x"}}):
+            reply = client.post("/recordings/1/review", **body)
+            assert 400 <= reply.status_code < 500, (body, reply.text)
+        assert client.post("/api/recordings/x/check").status_code == 404
+        assert client.get("/signin?next=//evil.example").status_code == 200
