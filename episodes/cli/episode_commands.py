@@ -220,7 +220,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     from episodes.hub.app import serve_hub
 
     return serve_hub(host=args.host, port=args.port, tasks_dirs=tasks_dirs(args),
-                     runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes)
+                     runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes,
+                     public_hosts=args.public_host or [], tls=args.behind_tls)
 
 
 def register_up(p: argparse.ArgumentParser) -> None:
@@ -231,7 +232,55 @@ def register_up(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs-dir", default="runs/hub", help="where episode folders go")
     p.add_argument("--max-episodes", type=int, default=4,
                    help="episodes that may run at once (default 4)")
+    p.add_argument("--public-host", action="append", metavar="NAME",
+                   help="a host name users reach the hub by (repeatable); other Host "
+                        "headers than these and loopback are refused")
+    p.add_argument("--behind-tls", action="store_true",
+                   help="the hub is served through a TLS terminator: Secure cookies, "
+                        "https Origins only")
     p.set_defaults(func=cmd_up)
+
+
+# -- hub-user -----------------------------------------------------------------------------------
+def cmd_hub_user(args: argparse.Namespace) -> int:
+    import getpass
+    import sys
+
+    from episodes.hub.auth import Accounts, AuthError
+
+    accounts = Accounts(Path(args.runs_dir))
+    if args.action == "list":
+        for user in accounts.users():
+            print(f"{user.name}\t{user.role}")
+        return 0
+    if not args.name:
+        raise UsageError(f"hub-user {args.action} needs an account NAME")
+    if args.action == "remove":
+        if not accounts.remove(args.name):
+            raise UsageError(f"there is no account {args.name!r}")
+        print(f"removed {args.name}")
+        return 0
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {args.name}: ")
+        if getpass.getpass("again: ") != password:
+            raise UsageError("the two passwords differ")
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        accounts.add(args.name, args.role, password)
+    except AuthError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{args.name} ({args.role}) can sign in to the hub on {args.runs_dir}")
+    return 0
+
+
+def register_hub_user(p: argparse.ArgumentParser) -> None:
+    """manage the hub's accounts (the password is read from the terminal or stdin)"""
+    p.add_argument("action", choices=("add", "remove", "list"))
+    p.add_argument("name", nargs="?", help="account name (lower-case, e.g. dana)")
+    p.add_argument("--role", choices=("annotator", "reviewer", "admin"), default="annotator")
+    p.add_argument("--runs-dir", default="runs/hub", help="the hub's --runs-dir")
+    p.set_defaults(func=cmd_hub_user)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -239,5 +288,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     from episodes.cli.serve_command import register_serve
 
     for name, add in (("run", register_run), ("bench", register_bench), ("up", register_up),
-                      ("serve", register_serve)):
+                      ("serve", register_serve), ("hub-user", register_hub_user)):
         add(sub.add_parser(name, help=add.__doc__))

@@ -22,13 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 
 from episodes.episode import Episode, EpisodeConfig, EpisodeError, new_episode_id
+from episodes.hub.records import Records, check_rows
 from episodes.result import EpisodeResult
 from sandbox.catalog import Catalog, CatalogError, load_catalog
 from sandbox.seeding import SeedError, check_variant
 
 log = logging.getLogger(__name__)
 
-ANNOTATOR_RE = re.compile(r"^[\w .'-]{1,60}$")
+
+
+ACTIVE = ("new", "starting", "running", "finishing", "finished")
 
 
 class HubSettings(BaseModel):
@@ -40,6 +43,10 @@ class HubSettings(BaseModel):
     tasks_dirs: list[Path] = Field(default_factory=list)
     max_episodes: int = Field(default=4, ge=1, le=32)
     episode: EpisodeConfig = Field(default_factory=EpisodeConfig)
+    host: str = "127.0.0.1"  # where the hub listens (a Host name it answers to)
+    public_hosts: list[str] = Field(default_factory=list)  # names users reach it by
+    tls: bool = False  # behind a TLS terminator: Secure cookies, https Origins
+    human_dir: Path | None = None  # accepted traces: <human_dir>/<task folder>/human/
 
 
 @dataclass
@@ -47,18 +54,25 @@ class HubEpisode:
     """An episode as the hub tracks it: background jobs, recording, last grade."""
 
     episode: Episode
+    owner: str = "admin"  # the account that started it
     created: float = field(default_factory=time.time)
     busy: str | None = None  # what is running: starting, resetting, grading, oracle
     message: str = ""
     result: EpisodeResult | None = None
     recording: dict[str, Any] | None = None  # annotator, start line
-    recordings: list[dict[str, Any]] = field(default_factory=list)
+    last_recording: int | None = None  # the complete recording a grade belongs to
     oracle: dict[str, Any] | None = None
     job: asyncio.Task | None = None
 
     @property
     def id(self) -> str:
         return self.episode.episode_id
+
+    @property
+    def running(self) -> bool:
+        """Holding processes (counted against ``max_episodes``)."""
+        return self.episode.status in ACTIVE
+
 
 
 class HubError(Exception):
@@ -75,28 +89,39 @@ class Hub:
         self.settings = settings
         self.catalog: Catalog = load_catalog(settings.tasks_dirs)
         self.episodes: dict[str, HubEpisode] = {}
+        settings.runs_dir.mkdir(parents=True, exist_ok=True)
+        self.records = Records(settings.runs_dir / "hub.sqlite")
+        self.records.end_orphans()
+        self.checks: dict[int, asyncio.Task] = {}  # replay checks by recording number
         self.episode_factory = episode_factory or Episode
 
     # -- episodes -------------------------------------------------------------------------
-    def get(self, episode_id: str) -> HubEpisode:
-        try:
-            return self.episodes[episode_id]
-        except KeyError:
+    def get(self, episode_id: str, user: Any = None) -> HubEpisode:
+        """The episode, if ``user`` may see it (its owner or an admin); else 404."""
+        entry = self.episodes.get(episode_id)
+        if entry is None or (user is not None and not self.may_see(user, entry)):
             raise HubError(f"there is no episode {episode_id!r} (it may have been stopped); "
-                           "start one from the task list", 404) from None
+                           "start one from the task list", 404)
+        return entry
+
+    @staticmethod
+    def may_see(user: Any, entry: HubEpisode) -> bool:
+        return bool(user.is_admin or entry.owner == user.name)
+
+    def visible(self, user: Any) -> list[HubEpisode]:
+        return [e for e in self.episodes.values() if self.may_see(user, e)]
 
     def active(self) -> list[HubEpisode]:
-        return [h for h in self.episodes.values()
-                if h.episode.status in ("new", "starting", "running", "finishing",
-                                        "finished")]
+        return [h for h in self.episodes.values() if h.running]
 
-    def start_episode(self, task_key: str, variant: str | None) -> HubEpisode:
+    def start_episode(self, task_key: str, variant: str | None,
+                      owner: str = "admin") -> HubEpisode:
         spec = self.catalog.get(task_key)
         try:
             variant = check_variant(spec, variant or None)
         except SeedError as exc:
             raise HubError(str(exc)) from exc
-        if len(self.active()) >= self.settings.max_episodes:
+        if len(self.active()) + len(self.checks) >= self.settings.max_episodes:
             raise HubError(f"{self.settings.max_episodes} episodes are already running; stop "
                            "one first (or start the hub with a larger --max-episodes)", 409)
         episode_id = new_episode_id()
@@ -104,8 +129,9 @@ class Hub:
         episode = self.episode_factory(spec, variant, run_dir=run_dir,
                                        config=self.settings.episode, episode_id=episode_id)
         episode.agent = "human"  # the annotator in the live view (until the oracle works)
-        entry = HubEpisode(episode)
+        entry = HubEpisode(episode, owner=owner)
         self.episodes[episode_id] = entry
+        self.records.episode_started(episode_id, owner, spec.id, spec.alias, variant, run_dir)
         self.run_job(entry, "starting", episode.start())
         return entry
 
@@ -135,7 +161,17 @@ class Hub:
 
         entry.job = asyncio.get_running_loop().create_task(job(), name=f"{what}-{entry.id}")
 
+    def task_folder(self, spec: Any) -> Path:
+        """Where a task's accepted human traces go (``human/`` inside it)."""
+        if self.settings.human_dir is not None:
+            return self.settings.human_dir / spec.folder.name
+        return Path(spec.folder)
+
     async def stop_all(self) -> None:
+        for task in list(self.checks.values()):
+            task.cancel()
+        if self.checks:
+            await asyncio.gather(*self.checks.values(), return_exceptions=True)
         for entry in list(self.episodes.values()):
             if entry.job is not None and not entry.job.done():
                 entry.job.cancel()
@@ -144,17 +180,35 @@ class Hub:
 
     # -- recording ------------------------------------------------------------------------
     def start_recording(self, entry: HubEpisode, annotator: str) -> None:
-        annotator = annotator.strip()
-        if not ANNOTATOR_RE.match(annotator):
-            raise HubError("type your name (letters, digits, spaces, . ' -) before recording")
-        entry.episode.check_running()
+        """Reset to the task's start, then record the annotator's inputs from there."""
+        entry.episode.check_running(allow_finished=True)
         if entry.recording is not None:
             raise HubError("already recording; stop the recording first")
-        entry.recording = {"annotator": annotator, "from_line": _count_lines(
-            entry.episode.trace_path()), "started": time.time()}
+        if entry.oracle is not None and entry.oracle.get("state") == "running":
+            raise HubError("the oracle is working; wait for it before recording", 409)
 
-    def stop_recording(self, entry: HubEpisode) -> dict[str, Any]:
-        """Cut the recorded stretch out of the episode's trace into a gold trace file."""
+        def done(_seconds: float) -> None:
+            entry.result = None
+            entry.oracle = None
+            entry.recording = {"annotator": annotator, "from_line": _count_lines(
+                entry.episode.trace_path()), "started": time.time()}
+            entry.message = "recording from the task's start"
+
+        self.run_job(entry, "resetting", entry.episode.reset(), done)
+
+    def recording_inputs(self, entry: HubEpisode) -> int:
+        if entry.recording is None:
+            return 0
+        path = entry.episode.trace_path()
+        if not path.exists():
+            return 0
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()[entry.recording["from_line"]:]
+        return sum(1 for x in lines if _is_step(_parse(x)))
+
+    def stop_recording(self, entry: HubEpisode, partial: bool = False) -> dict[str, Any]:
+        """Cut the recorded stretch out of the episode's trace into a trace file of its own
+        (``partial`` when the recording was cut short by a reset or a stop)."""
         if entry.recording is None:
             raise HubError("not recording")
         recording, entry.recording = entry.recording, None
@@ -162,26 +216,33 @@ class Hub:
         lines = episode.trace_path().read_text(encoding="utf-8").splitlines() \
             if episode.trace_path().exists() else []
         header = json.loads(lines[0]) if lines else {"kind": "header"}
-        events = [json.loads(x) for x in lines[recording["from_line"]:] if x.strip()]
-        events = [e for e in events if e.get("kind") != "header"]
+        events = [e for e in (_parse(x) for x in lines[recording["from_line"]:])
+                  if e and e.get("kind") != "header"]
         if events:  # time offsets relative to the recording's start
             t0 = events[0].get("t", 0.0)
             for n, event in enumerate(events, 1):
                 event["n"] = n
                 event["t"] = round(event.get("t", t0) - t0, 6)
-        number = len(entry.recordings) + 1
-        folder = episode.run_dir / "recordings" / f"{number}-{_slug(recording['annotator'])}"
-        folder.mkdir(parents=True, exist_ok=True)
         header.update({"task": episode.spec.id, "alias": episode.spec.alias,
                        "variant": episode.variant, "annotator": recording["annotator"],
-                       "episode_id": episode.episode_id, "purpose": "gold trace"})
+                       "episode_id": episode.episode_id, "purpose": "gold trace",
+                       "partial": partial})
+        inputs = sum(1 for e in events if _is_step(e))
+        number = self.records.add_recording(
+            episode_id=episode.episode_id, task=episode.spec.id, alias=episode.spec.alias,
+            variant=episode.variant, annotator=recording["annotator"], path="",
+            inputs=inputs, partial=int(partial))
+        folder = episode.run_dir / "recordings" / f"{number}-{_slug(recording['annotator'])}"
+        folder.mkdir(parents=True, exist_ok=True)
         path = folder / "trace.jsonl"
         with open(path, "w", encoding="utf-8") as fh:
             for line in [header, *events]:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-        saved = {"number": number, "annotator": recording["annotator"], "events": len(events),
-                 "path": str(path)}
-        entry.recordings.append(saved)
+        with self.records._db() as db:
+            db.execute("UPDATE recordings SET path = ? WHERE n = ?", (str(path), number))
+        entry.last_recording = None if partial else number
+        saved = self.records.recording(number)
+        assert saved is not None
         return saved
 
     # -- views of an episode --------------------------------------------------------------
@@ -189,17 +250,39 @@ class Hub:
         episode = entry.episode
         data = {**episode.describe(), "busy": entry.busy, "message": entry.message,
                 "title": episode.spec.title, "recording": entry.recording,
-                "recordings": entry.recordings, "oracle": entry.oracle,
+                "recordings": self.records.recordings(episode_id=entry.id),
+                "recording_inputs": self.recording_inputs(entry), "oracle": entry.oracle,
                 "has_gold": bool(episode.spec.folder and (episode.spec.folder /
                                                           "gold.py").is_file())}
+        user = getattr(request.state, "user", None) if request is not None else None
+        if user is not None:
+            data["running_count"] = sum(1 for e in self.visible(user) if e.running)
         if episode.status in ("running", "finishing", "finished") and episode.session:
             connection = episode.connection()
             if request is not None:
                 connection = _for_client(connection, request)
             data["connection"] = connection
         if entry.result is not None:
-            data["result"] = {**entry.result.row(), "report": entry.result.report_json}
+            data["result"] = {**entry.result.row(), "report": entry.result.report_json,
+                              "rows": check_rows(entry.result.report_json)}
         return data
+
+
+def _parse(line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _is_step(entry: dict[str, Any]) -> bool:
+    """An input the annotator made: an action, or a press (not motion) of a viewer."""
+    event = entry.get("event") or {}
+    if entry.get("kind") == "action":
+        return event.get("action") != "mouse_move"
+    return bool(entry.get("kind") == "input" and event.get("down")
+                and event.get("t") in ("button", "key"))
 
 
 def _count_lines(path: Path) -> int:
