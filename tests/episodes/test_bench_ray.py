@@ -58,7 +58,7 @@ def test_a_bad_ray_address_is_one_line(tmp_path, address, message):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(280)
+@pytest.mark.timeout(600)  # 70-160 s on a busy machine
 def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_leaks,
                                                                     monkeypatch):
     from ray.cluster_utils import Cluster

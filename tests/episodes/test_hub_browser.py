@@ -149,6 +149,7 @@ async def _solve_through_the_live_view(page) -> tuple[float, list[tuple[int, int
     return scale, clicks
 
 
+@pytest.mark.timeout(900)  # two episodes one after the other: about 3 minutes
 def test_annotator_records_reviewer_accepts_the_board_remembers(hub, tmp_path):
     from playwright.async_api import async_playwright
 
