@@ -65,16 +65,33 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
         result = await episode.finish()
         if agent_error:
             result.error = agent_error
+            await asyncio.to_thread(write_result, run_dir, result)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - a crashed app surfaces as any error
         reason = episode.failure or (str(exc) if isinstance(exc, EpisodeError)
                                      else f"{type(exc).__name__}: {exc}")
+        if agent_error:
+            reason = f"{reason} (before that, the {agent_error})"
         log.warning("%s: the episode failed: %s", spec.alias, reason)
         result = episode.failed_result(reason)
+        await asyncio.to_thread(write_result, run_dir, result)
     finally:
         await episode.stop()
     return result
+
+
+def write_result(run_dir: Path, result: EpisodeResult) -> None:
+    """``result.json`` (the row as it ends), and for an episode that ended without a grade
+    a ``report.json`` saying so: a run folder always tells how its episode ended."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    row = result.row()
+    (run_dir / "result.json").write_text(json.dumps(row, indent=2) + "\n")
+    if result.report is None:
+        report = {"task": result.task, "alias": result.alias, "variant": result.variant,
+                  "episode_id": result.episode_id, "status": result.status,
+                  "score": None, "error": result.error, "checks": []}
+        (run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
 def _set_aside(run_dir: Path) -> None:

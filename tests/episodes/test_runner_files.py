@@ -20,7 +20,8 @@ def test_agent_spec_parsing(tmp_path: Path):
     assert AgentSpec.parse("none").kind == "none"
     assert str(AgentSpec.parse("gold")) == "gold"
     trace = tmp_path / "trace.jsonl"
-    trace.write_text('{"kind": "header"}\n')
+    header = {"kind": "header", "version": 2, "width": 1280, "height": 800}
+    trace.write_text(json.dumps(header) + "\n")
     assert AgentSpec.parse(f"replay:{tmp_path}").path == trace
     for bad, message in [("claude", "unknown agent"), ("replay:", "needs a trace"),
                          (f"replay:{tmp_path}/nope.jsonl", "no trace at"),
