@@ -201,3 +201,43 @@ def test_an_agent_error_is_in_result_json_and_the_exit_is_not_zero(
     monkeypatch.setattr(runner, "run_episode", finished)
     code, out, _ = run_cli(capsys, "run", "ord-01", "--out", str(tmp_path / "cli"))
     assert code == 1 and "error: gold agent: ValueError" in out
+
+
+def test_ctrl_c_while_starting_stops_the_run_and_is_not_retried(tmp_path, monkeypatch, capsys,
+                                                                 caplog):
+    """A terminal's Ctrl-C also kills the Playwright driver, so the start fails at the same
+    moment as it is cancelled, and asyncio.wait_for may report the failure instead of the
+    cancellation: the run must still stop, not start the episode again and grade it."""
+    import os
+    import signal
+
+    starts: list[Path] = []
+
+    class InterruptedStart(StandInEpisode):
+        async def start(self):
+            starts.append(self.run_dir)
+            os.kill(os.getpid(), signal.SIGINT)
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                pass  # lost, as in wait_for when the inner work failed at that moment
+            # the driver died of the same Ctrl-C; a future of it nobody awaits failed
+            dead_driver = asyncio.get_running_loop().create_future()
+            dead_driver.set_exception(Exception("Connection closed while reading from the "
+                                                "driver"))
+            del dead_driver
+            raise EpisodeError("ord-01: the episode did not start: Connection closed while "
+                               "reading from the driver")
+
+        async def stop(self):
+            self.stopped = True
+
+    monkeypatch.setattr(runner, "Episode", InterruptedStart)
+    code, out, err = run_cli(capsys, "run", "ord-01", "--out", str(tmp_path / "run"))
+    assert code == 130 and len(starts) == 1
+    assert err.splitlines()[-1] == "ehr-sandbox: interrupted; the episode was stopped"
+    assert "Traceback" not in err and out == ""
+    import gc
+
+    gc.collect()
+    assert "never retrieved" not in caplog.text + capsys.readouterr().err
