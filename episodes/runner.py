@@ -91,9 +91,10 @@ def write_result(run_dir: Path, result: EpisodeResult) -> None:
     row = result.row()
     (run_dir / "result.json").write_text(json.dumps(row, indent=2) + "\n")
     if result.report is None:
-        report = {"task": result.task, "alias": result.alias, "variant": result.variant,
-                  "episode_id": result.episode_id, "status": result.status,
-                  "score": None, "error": result.error, "checks": []}
+        report: dict[str, Any] = {
+            "task": result.task, "alias": result.alias, "variant": result.variant,
+            "episode_id": result.episode_id, "status": result.status, "score": None,
+            "error": result.error, "checks": []}
         (run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
