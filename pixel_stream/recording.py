@@ -114,11 +114,17 @@ class TraceRecorder:
         if self._file is None or self.failure is not None:
             return
         now = time.monotonic()
+        try:
+            sandbox_time = self._now_sandbox().isoformat()
+        except Exception as exc:  # noqa: BLE001 - e.g. the run's clock file is gone
+            self._failed(f"no sandbox time for input {self.count + 1}: "
+                         f"{type(exc).__name__}: {exc}")
+            return
         self.count += 1
         line = {
             "n": self.count,
             "t": round(now - self._t0, 6),
-            "sandbox_time": self._now_sandbox().isoformat(),
+            "sandbox_time": sandbox_time,
             "client": client_id,
             "kind": kind,
             "event": event,

@@ -1,8 +1,10 @@
 """The agent API against an agent that misbehaves on purpose: text that is no Unicode, a
 recorder that fails, held input left behind, nesting bombs, a takeover, a foreign page."""
 
+import contextlib
 import json
 import time
+from datetime import datetime
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -112,8 +114,21 @@ def test_a_page_of_another_origin_cannot_open_the_websockets(session, path):
                 assert json.loads(ws.recv(timeout=10))["type"] == "hello"
 
 
-def test_a_failing_recorder_ends_the_session_and_says_why(display, tmp_path):
-    with SessionThread(display, token=TOKEN, record_dir=tmp_path) as running:
+class StoppingClock:
+    """The run's clock, until its file goes away."""
+
+    stopped = False
+
+    def now(self):
+        if self.stopped:
+            raise FileNotFoundError("no clock file at run/clock.json")
+        return datetime.now().astimezone()
+
+
+@pytest.mark.parametrize("broken", ["disk", "clock"])
+def test_a_failing_recorder_ends_the_session_and_says_why(display, tmp_path, broken):
+    clock = StoppingClock()
+    with SessionThread(display, token=TOKEN, record_dir=tmp_path, clock=clock) as running:
         session = running.session
 
         class FullDisk:
@@ -129,11 +144,16 @@ def test_a_failing_recorder_ends_the_session_and_says_why(display, tmp_path):
         async def fill_the_disk():
             session.recorder._file = FullDisk()
 
-        running.call(fill_the_disk)
+        if broken == "disk":
+            running.call(fill_the_disk)
+        else:
+            clock.stopped = True
         with AgentClient(running.agent_url, TOKEN, control="take") as agent:
-            agent.act({"action": "mouse_move", "coordinate": [20, 20]})
+            with contextlib.suppress(AgentAPIError):  # the input went in; recording failed
+                agent.act({"action": "mouse_move", "coordinate": [20, 20]})
             failure = eventually(lambda: session.recording_failure, "the recorder's failure")
-            assert "No space left on device" in failure
+            assert ("No space left on device" if broken == "disk" else "no clock file") \
+                in failure
             assert session.ended.is_set() and "trace recorder failed" in session.end_reason
             assert running.call(_describe, session)["recording_failure"] == failure
             with pytest.raises((AgentAPIError, ConnectionClosed)):  # none goes unrecorded
