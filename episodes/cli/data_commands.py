@@ -147,5 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", choices=("rubric", "llm"),
                    help="judge for free-text items (default: llm when EHR_SANDBOX_JUDGE_URL "
                         "is set, else rubric)")
+    p.add_argument("--tasks-dir", action="append", metavar="DIR", default=argparse.SUPPRESS,
+                   help="another folder of task folders (as before the command)")
     p.set_defaults(func=cmd_verify)
 

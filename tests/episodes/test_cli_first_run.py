@@ -116,6 +116,15 @@ def test_verify_takes_the_judge_it_documents(tmp_path, capsys):
                              "--judge", "rubric")
     assert code in (0, 1), err
     assert json.loads(out)["judge"]["name"] == "rubric"
+    from tests.episodes.conftest import DEMO_DIR
+
+    code, _, _ = run_cli(capsys, "--tasks-dir", str(DEMO_DIR), "seed", "demo-01", "--out",
+                         str(tmp_path / "demo"))
+    assert code == 0
+    code, out, err = run_cli(capsys, "verify", "demo-01", str(tmp_path / "demo"), "--json",
+                             "--tasks-dir", str(DEMO_DIR))  # where docs/verifier.md puts it
+    assert code in (0, 1), err
+    assert json.loads(out)["alias"] == "demo-01"
     with pytest.raises(SystemExit) as info:
         main(["verify", "ord-01", str(tmp_path / "run"), "--judge", "oracle"])
     assert info.value.code == 2
