@@ -52,6 +52,7 @@ class AgentSpec:
             if not path.is_file():
                 raise AgentSpecError(f"no trace at {path}; give a trace.jsonl recorded by an "
                                   "episode (its trace/ folder) or by the hub's Record")
+            _check_trace(path)
             return cls(kind, path)
         if rest:
             raise AgentSpecError(f"agent {kind!r} takes no argument (got {text!r})")
@@ -61,3 +62,16 @@ class AgentSpec:
         if self.model is not None:
             return f"{self.kind}:{self.model}"
         return f"{self.kind}:{self.path}" if self.path else self.kind
+
+
+def _check_trace(path: Path) -> None:
+    """Refuse a file that is not a trace the workstation can replay, before any episode
+    starts (header, version, screen size, every line)."""
+    from episodes.config import EpisodeConfig
+    from pixel_stream.recording import TraceCheckError, check_trace
+
+    width, height = EpisodeConfig().screen
+    try:
+        check_trace(path, width, height)
+    except TraceCheckError as exc:
+        raise AgentSpecError(f"replay:{path}: {exc}") from None

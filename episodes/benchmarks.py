@@ -8,9 +8,12 @@
 3. episodes: cold start and reset, p50 over ``--runs`` (default 20), for one desktop-EHR
    task and one browser task; extract + verify time; how many concurrent episodes this
    machine holds while screenshot p95 stays under 100 ms; and (unless ``--quick``) the wall
-   time of ``bench --agent gold --tasks all``;
+   time of ``bench --agent gold --tasks all``. An episode that does not start is a failed
+   row and the bench goes on;
 4. ray: the Ray backend's dispatch overhead per episode, against the local backend, on the
-   same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed.
+   same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed;
+5. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
+   episodes running beside them.
 
 Prints a table and writes everything as JSON to ``bench/results.json``. Targets (issue 5):
 reset <= 1.5 s desktop and <= 3 s browser; cold start <= 5 s desktop and <= 8 s browser.
@@ -130,19 +133,52 @@ def pick_task(candidates: tuple[str, ...]) -> TaskSpec | None:
     return None
 
 
-async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path) -> dict[str, Any]:
-    from episodes.episode import Episode
+async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path, label: str = "cold"
+                       ) -> dict[str, Any]:
+    """Start and stop ``runs`` episodes one after the other. An episode that does not start
+    is a failed row (``failed_starts``) and the next one goes on."""
+    from episodes.episode import Episode, EpisodeError
 
-    starts, stops = [], []
+    starts, stops, failed = [], [], []
     for i in range(runs):
-        episode = Episode(spec, run_dir=workdir / f"{spec.alias}-cold-{i}")
+        episode = Episode(spec, run_dir=workdir / f"{spec.alias}-{label}-{i}")
         started = time.perf_counter()
-        await episode.start()
+        try:
+            await episode.start()
+        except EpisodeError as exc:
+            failed.append({"run": i, "status": "failed", "error": str(exc),
+                           "after_s": round(time.perf_counter() - started, 3)})
+            _say(f"  start {i + 1}/{runs} of {spec.alias} failed: {exc}")
+            await episode.stop()
+            continue
         starts.append(time.perf_counter() - started)
         started = time.perf_counter()
         await episode.stop()
         stops.append(time.perf_counter() - started)
-    return {"cold_start_s": _stats(starts), "stop_s": _stats(stops)}
+    return {"cold_start_s": _stats(starts), "stop_s": _stats(stops),
+            "starts": f"{len(starts)}/{runs}", "failed_starts": failed}
+
+
+async def _starts_under_load(spec: TaskSpec, runs: int, others: int, workdir: Path
+                             ) -> dict[str, Any]:
+    """Start success with ``others`` episodes running beside: ``runs`` starts (and stops)
+    of ``spec`` while ``others`` episodes of it stay up, each showing its workstation."""
+    from episodes.episode import Episode, EpisodeError
+
+    background: list[Any] = []
+    try:
+        for n in range(others):
+            episode = Episode(spec, run_dir=workdir / f"{spec.alias}-load-{n}")
+            background.append(episode)
+            try:
+                await episode.start()
+            except EpisodeError as exc:
+                return {"task": spec.alias, "others": others, "error":
+                        f"background episode {n + 1} of {others} did not start: {exc}"}
+        result = await _cold_starts(spec, runs, workdir, label="under-load")
+    finally:
+        await asyncio.gather(*(e.stop() for e in background))
+    return {"task": spec.alias, "others": others, **result}
 
 
 def _cpu_seconds(pids: set[int]) -> float:
@@ -170,7 +206,11 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
     from sandbox.extract import extract_run
 
     episode = Episode(spec, run_dir=workdir / f"{spec.alias}-resets")
-    await episode.start()
+    try:
+        await episode.start()
+    except Exception as exc:  # noqa: BLE001 - a failed row; the other figures go on
+        await episode.stop()
+        return {"resets_error": f"the episode did not start: {exc}"}
     try:
         await asyncio.sleep(2.0)  # let start-up work (page loads, first frames) finish
         idle = await _idle_cpu(episode)
@@ -226,7 +266,7 @@ def _screenshot_round(connections: list[dict[str, Any]], shots: int) -> list[flo
 
 async def _concurrency(spec: TaskSpec, workdir: Path, limit: int, shots: int
                        ) -> dict[str, Any]:
-    from episodes.episode import Episode
+    from episodes.episode import Episode, EpisodeError
 
     episodes: list[Episode] = []
     levels = []
@@ -235,7 +275,12 @@ async def _concurrency(spec: TaskSpec, workdir: Path, limit: int, shots: int
         for n in range(1, limit + 1):
             episode = Episode(spec, run_dir=workdir / f"{spec.alias}-concurrent-{n}")
             episodes.append(episode)
-            await episode.start()
+            try:
+                await episode.start()
+            except EpisodeError as exc:
+                levels.append({"episodes": n, "status": "failed", "error": str(exc)})
+                _say(f"  {n} concurrent: the episode did not start: {exc}")
+                break
             latencies = await asyncio.to_thread(
                 _screenshot_round, [e.connection() for e in episodes], shots)
             stats = _stats(latencies, 1000)
@@ -271,6 +316,14 @@ async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
     rows = await bench(jobs, AgentSpec("gold"), workdir / "gold-all", parallel=parallel)
     return {"wall_s": round(time.perf_counter() - started, 2), "parallel": parallel,
             **summarize(rows)}
+
+
+def start_load_bench(workdir: Path, runs: int, others: int) -> dict[str, Any]:
+    spec = pick_task(BROWSER_TASKS)
+    if spec is None:
+        return {"skipped": f"none of {', '.join(BROWSER_TASKS)} has all its apps"}
+    _say(f"episodes: {runs} starts of {spec.alias} with {others} other episodes running")
+    return asyncio.run(_starts_under_load(spec, runs, others, workdir))
 
 
 def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int) -> dict[str, Any]:
@@ -310,6 +363,11 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
         rows.append((f"cold start p50, {kind} ({task}) s",
                      entry.get("cold_start_s", {}).get("p50"),
                      f"<= {TARGETS[f'cold_start_{kind}_s']}"))
+        if entry.get("failed_starts"):
+            rows.append((f"cold starts that started, {kind}", entry.get("starts"),
+                         entry["failed_starts"][0]["error"][:60]))
+        if entry.get("resets_error"):
+            rows.append((f"resets, {kind}", "failed", entry["resets_error"][:60]))
         rows.append((f"reset p50, {kind} ({task}) s", entry.get("reset_s", {}).get("p50"),
                      f"<= {TARGETS[f'reset_{kind}_s']}"))
         rows.append((f"idle episode CPU, {kind}, % of a core", entry.get("idle_cpu_pct"), ""))
@@ -320,6 +378,11 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     if conc:
         rows.append(("concurrent episodes, screenshot p95 < 100 ms",
                      conc["max_concurrent_p95_under_100ms"], f"tried up to {conc['limit_tried']}"))
+    load = results.get("starts_under_load")
+    if load:
+        rows.append((f"episode starts with {load.get('others')} others running",
+                     load.get("starts") or load.get("error") or load.get("skipped"),
+                     "all of them"))
     gold = ep.get("gold_all")
     if gold:
         rows.append(("bench --agent gold --tasks all, wall s", gold["wall_s"],
@@ -360,9 +423,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="5 runs, fewer concurrent episodes, no gold-all bench")
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
-    parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray"),
+    parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray",
+                                           "starts"),
                         action="append",
-                        help="run only these parts (repeatable)")
+                        help="run only these parts (repeatable); 'starts' (start success "
+                             "with other episodes running) runs only when named")
+    parser.add_argument("--load-starts", type=int, default=20,
+                        help="starts measured by --only starts (20)")
+    parser.add_argument("--load-others", type=int, default=3,
+                        help="episodes running beside them (3)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     args = parser.parse_args(argv)
     parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray"))
@@ -384,6 +453,9 @@ def main(argv: list[str] | None = None) -> int:
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)
+        if "starts" in parts and args.only:
+            results["starts_under_load"] = start_load_bench(workdir, args.load_starts,
+                                                            args.load_others)
     print(format_table(results))
     if "ray" in results:
         print("ray: " + json.dumps(results["ray"]))

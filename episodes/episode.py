@@ -352,6 +352,10 @@ class Episode:
 
     async def _watch(self) -> None:
         while not self._stopping:
+            lost = getattr(self.session, "recording_failure", None)
+            if lost and not self._stopping:
+                self._crashed(lost)
+                return
             for name, proc in self._processes():
                 code = proc.poll()
                 if code is not None and not self._stopping:
@@ -415,7 +419,8 @@ class Episode:
             self.run_dir / "trace", self.session.capture, SharedClock(self.clock_path).now,
             screenshots=self.config.record_screenshots,
             header={"mode": "desktop", "display": self.session.display_name,
-                    "episode_id": self.episode_id, "attempt": self.attempt})
+                    "episode_id": self.episode_id, "attempt": self.attempt},
+            on_failure=self.session.recording_failed)
         await recorder.start()
         self.session.recorder = recorder
 
@@ -451,6 +456,10 @@ class Episode:
         except Exception as exc:  # noqa: BLE001 - a missing screenshot must not lose the grade
             log.warning("no final screenshot: %s", exc)
         await self._close_trace()
+        lost = getattr(self.session, "recording_failure", None)
+        if lost:  # an unrecorded run is not graded as if it were recorded
+            self._crashed(lost)
+            raise EpisodeError(f"episode {self.episode_id} failed: {lost}")
         files["trace"] = str(self.trace_path())
         result = await asyncio.to_thread(self._grade, duration, files)
         self._set_status("finished")

@@ -46,6 +46,7 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
         try:
             await episode.start()
         except EpisodeError as exc:
+            interruption.check()  # a start that failed because of Ctrl-C is not retried
             log.warning("%s: starting again: %s", spec.alias, exc)
             await asyncio.to_thread(_set_aside, run_dir)
             episode = Episode(spec, variant, run_dir=run_dir, config=config, agent=str(agent))
@@ -62,6 +63,7 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
         except Exception as exc:  # noqa: BLE001 - the agent's failure is part of the result
             agent_error = f"{agent} agent: {type(exc).__name__}: {exc}"
             log.warning("%s: %s", spec.alias, agent_error)
+        interruption.check()  # an interrupted agent's work is not graded
         episode.check_running()
         result = await episode.finish()
         if agent_error:
@@ -73,18 +75,36 @@ async def run_episode(spec: TaskSpec, variant: str | None, agent: AgentSpec, run
             settings = agent.settings
             result.add_model_run(str(agent), settings.observe if settings else "screenshot",
                                  totals)
-            (Path(result.run_dir) / "result.json").write_text(
-                json.dumps(result.row(), indent=2) + "\n")
+        if agent_error or agent.is_model:
+            await asyncio.to_thread(write_result, run_dir, result)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - a crashed app surfaces as any error
+        interruption.check()
         reason = episode.failure or (str(exc) if isinstance(exc, EpisodeError)
                                      else f"{type(exc).__name__}: {exc}")
+        if agent_error:
+            reason = f"{reason} (before that, the {agent_error})"
         log.warning("%s: the episode failed: %s", spec.alias, reason)
         result = episode.failed_result(reason)
+        await asyncio.to_thread(write_result, run_dir, result)
     finally:
         await episode.stop()
     return result
+
+
+def write_result(run_dir: Path, result: EpisodeResult) -> None:
+    """``result.json`` (the row as it ends), and for an episode that ended without a grade
+    a ``report.json`` saying so: a run folder always tells how its episode ended."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    row = result.row()
+    (run_dir / "result.json").write_text(json.dumps(row, indent=2) + "\n")
+    if result.report is None:
+        report: dict[str, Any] = {
+            "task": result.task, "alias": result.alias, "variant": result.variant,
+            "episode_id": result.episode_id, "status": result.status, "score": None,
+            "error": result.error, "checks": []}
+        (run_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
 def _set_aside(run_dir: Path) -> None:
@@ -139,16 +159,72 @@ async def replay_into(episode: Episode, trace: Path) -> int:
     return report.events
 
 
+class _Interruption:
+    """Whether Ctrl-C (SIGINT) or SIGTERM asked the running work to stop.
+
+    A cancellation alone can be lost: ``asyncio.wait_for`` (Python 3.11) returns the inner
+    result or error when the inner work finished at the moment of the cancel, which is just
+    what a terminal's Ctrl-C causes (it also reaches the Playwright driver and Chromium,
+    whose calls then fail at once). So the request is remembered here, checked where the
+    runner would otherwise go on (a second start, grading), and turned into
+    ``KeyboardInterrupt`` once the work has cleaned up."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def check(self) -> None:
+        if self.requested:
+            raise asyncio.CancelledError("interrupted")
+
+
+interruption = _Interruption()
+
+
 def run_until_signalled(coro: Any) -> Any:
-    """``asyncio.run`` where SIGTERM, like Ctrl-C, cancels the work so it can clean up."""
+    """``asyncio.run`` where Ctrl-C and SIGTERM cancel the work so it can clean up, and then
+    raise ``KeyboardInterrupt`` (even if the cancellation was lost on the way); a second
+    signal while cleaning up is ignored, so the cleanup finishes."""
+    seen: list[bool] = []  # stays set: failed futures are collected after the run
+
+    def quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        # Once interrupted, a future nobody awaits any more that failed because a child died
+        # of the same Ctrl-C (the Playwright driver's "Connection closed while reading from
+        # the driver") is not printed after the line that says the run was interrupted.
+        if seen and "never retrieved" in str(context.get("message", "")):
+            log.debug("after the interruption: %s: %r", context.get("message"),
+                      context.get("exception"))
+            return
+        loop.default_exception_handler(context)
+
     async def main() -> Any:
         task = asyncio.current_task()
         assert task is not None  # we are inside asyncio.run
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        try:
-            return await coro
-        finally:
-            loop.remove_signal_handler(signal.SIGTERM)
 
-    return asyncio.run(main())
+        def interrupt() -> None:
+            if not interruption.requested:
+                interruption.requested = True
+                seen.append(True)
+                task.cancel()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, interrupt)
+        loop.set_exception_handler(quiet)
+        try:
+            result = await coro
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+        if interruption.requested:
+            raise KeyboardInterrupt
+        return result
+
+    interruption.requested = False
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if interruption.requested:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        interruption.requested = False

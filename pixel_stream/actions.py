@@ -25,6 +25,9 @@ from pixel_stream.xinput import InputInjector
 
 MAX_DURATION_S = 100.0
 MAX_TEXT = 10_000
+# characters typed per input-thread call: a type cancelled (its agent left) stops between
+# chunks instead of typing the rest for nobody
+TYPE_CHUNK = 32
 DRAG_STEPS = 6
 DRAG_STEP_S = 0.008
 
@@ -123,6 +126,16 @@ def _text(value: Any) -> str:
         raise ActionError("bad_request", f"text must be a string, got {type(value).__name__}")
     if len(value) > MAX_TEXT:
         raise ActionError("bad_request", f"text is longer than {MAX_TEXT} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # a lone surrogate ("\udc80", valid in a JSON string escape) is no character:
+        # it cannot be typed, and it could not be written to the trace
+        raise ActionError(
+            "bad_text",
+            f"text holds {value[exc.start:exc.end]!r} at position {exc.start}, which is not "
+            "a Unicode character (a lone surrogate); send valid UTF-8 text",
+        ) from None
     return value
 
 
@@ -211,7 +224,9 @@ async def perform_action(action: Action, injector: InputInjector, run: Runner) -
         await asyncio.sleep(action.duration)
         return {}
     if name == "type":
-        await run(injector.type_text, action.text or "")
+        text = action.text or ""
+        for start in range(0, len(text), TYPE_CHUNK):  # cancellable between chunks
+            await run(injector.type_text, text[start:start + TYPE_CHUNK])
         return {}
     if name == "key":
         for combo in action.combos:

@@ -15,6 +15,7 @@ Protocol (version 1; docs/agent-api.md is the reference):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -39,6 +40,50 @@ MAX_TIMEOUT_MS = 120_000
 MAX_MESSAGE = 1_000_000
 
 
+# what the reader queues for a binary message (requests are JSON text)
+_NOT_TEXT = "\x00binary"
+
+
+class HeldInput:
+    """What one agent holds down: buttons (``left_mouse_down`` with no ``left_mouse_up``
+    yet) and key combinations (a ``hold_key`` in progress, or interrupted)."""
+
+    def __init__(self) -> None:
+        self.buttons: set[int] = set()
+        self.combos: list[Any] = []
+
+    def runner(self, run):
+        """``run`` (the session's injector runner) noting presses and releases."""
+        async def tracked(fn, *args):
+            name = getattr(fn, "__name__", "")
+            if name == "button":
+                button, down = args
+                (self.buttons.add if down else self.buttons.discard)(button)
+            elif name == "hold_combo":
+                combo, down = args
+                if down:
+                    self.combos.append(combo)
+                elif combo in self.combos:
+                    self.combos.remove(combo)
+            return await run(fn, *args)
+
+        return tracked
+
+    async def release(self, session: PixelSession) -> None:
+        """Release everything held (in reverse order of pressing)."""
+        buttons, self.buttons = sorted(self.buttons), set()
+        combos, self.combos = list(reversed(self.combos)), []
+        if not session.accepts_input or session.injector is None:
+            return
+        injector = session.injector
+        for button in buttons:
+            with contextlib.suppress(Exception):
+                await session.run_input(injector.button, button, False)
+        for combo in combos:
+            with contextlib.suppress(Exception):
+                await session.run_input(injector.hold_combo, combo, False)
+
+
 class RequestError(ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -60,6 +105,23 @@ class AgentConnection:
         self.ws = websocket
         self.client_id = client_id
         self._send_lock = asyncio.Lock()
+        self._requests: asyncio.Queue[str] = asyncio.Queue()
+        self.held = HeldInput()
+        self.told_role: str | None = None
+
+    def tell(self, event: dict[str, Any]) -> None:
+        """Send an event (``role``, ``ended``) between replies, never inside one."""
+        async def send() -> None:
+            with contextlib.suppress(Exception):
+                await self._send(event)
+
+        asyncio.ensure_future(send())
+
+    def tell_role(self, role: str) -> None:
+        """A ``role`` event, when the role differs from the one the agent was last told."""
+        if role != self.told_role:
+            self.told_role = role
+            self.tell({"type": "role", "role": role})
 
     # -- transport -------------------------------------------------------------------
     async def _send(self, reply: dict[str, Any], image: bytes | None = None) -> None:
@@ -79,6 +141,7 @@ class AgentConnection:
     async def serve(self, role: str) -> None:
         """Greet, then answer requests until the agent disconnects."""
         s = self.session
+        self.told_role = role
         await self._send({
             "type": "hello",
             "protocol": PROTOCOL_VERSION,
@@ -91,15 +154,37 @@ class AgentConnection:
             "ops": list(OPS),
             "actions": list(ACTIONS),
         })
+        # Requests are answered in order by one worker while this loop keeps reading, so a
+        # departure is noticed at once, even in the middle of a 20 s hold_key.
+        worker = asyncio.create_task(self._work(), name=f"agent-{self.client_id}")
+        try:
+            while True:
+                message = await self.ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                text = message.get("text")
+                if text is None:
+                    text = _NOT_TEXT
+                self._requests.put_nowait(text)
+        finally:
+            await self.leave(worker)
+
+    async def _work(self) -> None:
         while True:
-            message = await self.ws.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            text = message.get("text")
-            if text is None:
+            text = await self._requests.get()
+            if text is _NOT_TEXT:
                 await self._error(None, "bad_request", "send requests as JSON text messages")
                 continue
             await self._handle_text(text)
+
+    async def leave(self, worker: asyncio.Task | None = None) -> None:
+        """The agent went away: cancel what it was doing (a hold_key, the rest of a type)
+        and release every button and key it holds, as a departing viewer's are."""
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(BaseException):
+                await worker
+        await self.held.release(self.session)
 
     async def _handle_text(self, text: str) -> None:
         if len(text) > MAX_MESSAGE:
@@ -110,10 +195,17 @@ class AgentConnection:
         except json.JSONDecodeError as exc:
             await self._error(None, "bad_json", f"request is not valid JSON: {exc}")
             return
+        except RecursionError:
+            await self._error(None, "bad_json", "request is nested too deeply; a request is "
+                              "a flat JSON object with an 'op'")
+            return
         if not isinstance(request, dict):
             await self._error(None, "bad_request", "a request must be a JSON object with an 'op'")
             return
         request_id = request.get("id")
+        if not (request_id is None or isinstance(request_id, (str, int, float))):
+            await self._error(None, "bad_request", "id must be a string or a number")
+            return
         op = request.get("op")
         if op not in OPS:
             await self._error(
@@ -215,7 +307,7 @@ class AgentConnection:
         frame_before = s.slot.latest
         seq_before = frame_before.seq if frame_before else 0
         started = time.monotonic()
-        output = await perform_action(action, s.injector, s.run_input)
+        output = await perform_action(action, s.injector, self.held.runner(s.run_input))
         injected = time.monotonic()
         if action.changes_input:
             s.note_input(self.client_id, "action", dict(action.raw), seq_before,

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pixel_stream.control import ControlSeat
 
 if TYPE_CHECKING:
-    from starlette.websockets import WebSocket
-
+    from pixel_stream.agent_api import AgentConnection
     from pixel_stream.viewers import ViewerConnection
 
 
@@ -29,7 +28,7 @@ class ClientRegistry:
     def __init__(self, seat: ControlSeat) -> None:
         self.seat = seat
         self.viewers: dict[str, ViewerConnection] = {}
-        self.agents: dict[str, WebSocket] = {}
+        self.agents: dict[str, AgentConnection] = {}
         self.changed = asyncio.Event()
         self.last_connect_at = time.monotonic()
         self._ids = itertools.count(1)
@@ -45,8 +44,9 @@ class ClientRegistry:
         (a network drop is noticed late): the new connection takes over."""
         old_agent = self.agents.pop(client_id, None)
         if old_agent is not None:
+            await old_agent.leave()
             with contextlib.suppress(Exception):
-                await old_agent.close(4000, "replaced by a newer connection of this client")
+                await old_agent.ws.close(4000, "replaced by a newer connection of this client")
         old_viewer = self.viewers.pop(client_id, None)
         if old_viewer is not None:
             await old_viewer.close()
@@ -60,14 +60,15 @@ class ClientRegistry:
         self.broadcast_roles()
         return role
 
-    def add_agent(self, client_id: str, ws: WebSocket, control: str | None) -> str:
+    def add_agent(self, client_id: str, agent: AgentConnection, control: str | None) -> str:
         """Register an agent connection (``control``: ``request`` (default), ``take`` or
         ``none``); returns its role."""
         self.last_connect_at = time.monotonic()
         role = self.seat.connect(client_id, "agent", wants_control=control != "none")
         if control == "take":
             role = self.seat.take(client_id)
-        self.agents[client_id] = ws
+        agent.told_role = role  # the hello says it
+        self.agents[client_id] = agent
         self.broadcast_roles()
         return role
 
@@ -77,8 +78,8 @@ class ClientRegistry:
             del self.viewers[client_id]
             self._left(client_id)
 
-    def remove_agent(self, client_id: str, ws: WebSocket) -> None:
-        if self.agents.get(client_id) is ws:
+    def remove_agent(self, client_id: str, agent: AgentConnection) -> None:
+        if self.agents.get(client_id) is agent:
             del self.agents[client_id]
             self._left(client_id)
 
@@ -100,15 +101,18 @@ class ClientRegistry:
         self.broadcast_roles()
 
     def broadcast_roles(self) -> None:
-        """Tell every viewer its role; wake whoever waits for clients to change."""
+        """Tell every viewer its role, and every agent whose role changed; wake whoever
+        waits for clients to change."""
         self.changed.set()
         for viewer in list(self.viewers.values()):
             viewer.send_role()
+        for client_id, agent in list(self.agents.items()):
+            agent.tell_role(self.seat.role(client_id))
 
     # -- ending --------------------------------------------------------------------------
     async def close_all(self, code: int = 1001, reason: str = "") -> None:
         for viewer in list(self.viewers.values()):
             await viewer.close()
-        for ws in list(self.agents.values()):
+        for agent in list(self.agents.values()):
             with contextlib.suppress(Exception):
-                await ws.close(code, reason)
+                await agent.ws.close(code, reason)

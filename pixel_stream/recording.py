@@ -62,8 +62,13 @@ class TraceRecorder:
         screenshots: bool = False,
         settle_ms: float = 150.0,
         header: dict[str, Any] | None = None,
+        on_failure: Callable[[str], None] | None = None,
     ) -> None:
         self.directory = Path(directory)
+        # why recording stopped (a write failed); the trace then lacks inputs, so whoever
+        # owns the recorder is told (``on_failure``) and must not treat the run as recorded
+        self.failure: str | None = None
+        self._on_failure = on_failure
         self.path = self.directory / TRACE_NAME
         self._capture = capture
         self._now_sandbox = now_sandbox
@@ -106,14 +111,20 @@ class TraceRecorder:
                frame_before: Frame | None = None) -> None:
         """Log one injected input (call right after injecting it; ``frame_before`` is the
         frame that was on screen then, if the caller kept it)."""
-        if self._file is None:
+        if self._file is None or self.failure is not None:
             return
         now = time.monotonic()
+        try:
+            sandbox_time = self._now_sandbox().isoformat()
+        except Exception as exc:  # noqa: BLE001 - e.g. the run's clock file is gone
+            self._failed(f"no sandbox time for input {self.count + 1}: "
+                         f"{type(exc).__name__}: {exc}")
+            return
         self.count += 1
         line = {
             "n": self.count,
             "t": round(now - self._t0, 6),
-            "sandbox_time": self._now_sandbox().isoformat(),
+            "sandbox_time": sandbox_time,
             "client": client_id,
             "kind": kind,
             "event": event,
@@ -141,6 +152,23 @@ class TraceRecorder:
         return frame
 
     async def _finalise_loop(self) -> None:
+        try:
+            await self._finalise_lines()
+        except Exception as exc:  # noqa: BLE001 - any failure is reported, never swallowed
+            self._failed(f"{type(exc).__name__}: {exc}")
+
+    def _failed(self, why: str) -> None:
+        if self.failure is not None:
+            return
+        self.failure = f"the trace recorder failed after {self.count} inputs: {why}"
+        log.error("%s: %s", self.path, self.failure)
+        if self._on_failure is not None:
+            try:
+                self._on_failure(self.failure)
+            except Exception:  # noqa: BLE001
+                log.exception("reporting the recorder's failure failed")
+
+    async def _finalise_lines(self) -> None:
         while True:
             pending = await self._queue.get()
             if pending is None:
@@ -189,9 +217,13 @@ class TraceRecorder:
                 await asyncio.wait_for(self._task, 10.0)
             except TimeoutError:
                 self._task.cancel()
+                self._failed("pending lines were not finished within 10 s of closing")
             self._task = None
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._failed(f"closing the trace: {exc}")
             self._file = None
 
 
@@ -226,3 +258,42 @@ def read_trace(path: Path | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if header is None:
         raise ValueError(f"{path}: no header line; is this a pixel_stream trace?")
     return header, events
+
+
+class TraceCheckError(ValueError):
+    """A file that is not a trace this screen can replay; the message says why."""
+
+
+def check_trace(path: Path | str, width: int, height: int) -> tuple[dict[str, Any], int]:
+    """Check, before anything is started, that ``path`` is a trace a replay can inject on a
+    ``width`` x ``height`` screen: a header of a known version and that screen size, and
+    lines whose every input is one the agent API or a receiver page could have sent.
+    Returns (header, number of inputs); raises ``TraceCheckError``."""
+    from pixel_stream.actions import ActionError, parse_action
+    from pixel_stream.viewer_input import ViewerInputError, parse_viewer_input
+
+    try:
+        header, events = read_trace(path)
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise TraceCheckError(f"not a trace: {exc}") from None
+    version = header.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) \
+            or not 1 <= version <= TRACE_VERSION:
+        raise TraceCheckError(f"{path}: trace version {version!r} is not one this version "
+                              f"reads (1..{TRACE_VERSION})")
+    if (header.get("width"), header.get("height")) != (width, height):
+        raise TraceCheckError(
+            f"{path} was recorded on a {header.get('width')}x{header.get('height')} screen; "
+            f"the workstation is {width}x{height}")
+    for number, line in enumerate(events, 1):
+        t = line.get("t", 0.0)
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0:
+            raise TraceCheckError(f"{path}: input {number}: t must be seconds, got {t!r}")
+        try:
+            if line["kind"] == "action":
+                parse_action(line["event"], width, height)
+            else:
+                parse_viewer_input(line["event"], width, height)
+        except (ActionError, ViewerInputError, TypeError, KeyError, AttributeError) as exc:
+            raise TraceCheckError(f"{path}: input {number}: {exc}") from None
+    return header, len(events)

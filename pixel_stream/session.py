@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
@@ -115,6 +116,7 @@ class PixelSession:
         policy: SessionPolicy | None = None,
         clock: Any = None,
         name: str | None = None,
+        allowed_origins: tuple[str, ...] = (),
     ) -> None:
         self.display = display
         self.display_name = display if isinstance(display, str) else display.name
@@ -133,6 +135,9 @@ class PixelSession:
         # what stamps the trace's ``sandbox_time`` (an episode passes the sandbox clock)
         self.clock = clock if clock is not None else WallClock()
         self.name = name or f"pixel{self.display_name}"
+        # origins (``scheme://host[:port]``) besides the session's own whose pages may open
+        # its WebSockets (e.g. the address of a TLS terminator in front of it)
+        self.allowed_origins = frozenset(o.rstrip("/") for o in allowed_origins)
         self.port: int | None = None
         self.width = 0
         self.height = 0
@@ -145,6 +150,7 @@ class PixelSession:
         self.injector: InputInjector | None = None
         self.clients = ClientRegistry(ControlSeat(policy.disconnect_grace_s))
         self.recorder: TraceRecorder | None = None
+        self.recording_failure: str | None = None
         self.screenshots = ScreenshotCache()
         self._feeds: dict[str, EncodedFeed] = {}
         self._input_pool: ThreadPoolExecutor | None = None
@@ -209,6 +215,7 @@ class PixelSession:
                     self.record_dir, self.capture, self.clock.now,
                     screenshots=self.record_screenshots,
                     header={"mode": self.policy.mode, "display": self.display_name},
+                    on_failure=self.recording_failed,
                 )
                 await self.recorder.start()
             if self.policy.mode == "published":
@@ -330,8 +337,16 @@ class PixelSession:
         log.info("session %s ended: %s", self.name, reason)
         for viewer in list(self.clients.viewers.values()):
             asyncio.ensure_future(send_json(viewer.ws, {"type": "ended", "reason": reason}))
-        for ws in list(self.clients.agents.values()):
-            asyncio.ensure_future(send_json(ws, {"type": "ended", "reason": reason}))
+        for agent in list(self.clients.agents.values()):
+            agent.tell({"type": "ended", "reason": reason})
+
+    def recording_failed(self, reason: str) -> None:
+        """The trace recorder failed: input is no longer recorded, so no more is taken.
+        The session ends (clients are told why) and says so in ``recording_failure``."""
+        self.recording_failure = reason
+        self._end(reason)
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().create_task(self.clients.close_all(1011, reason[:100]))
 
     async def end(self, reason: str = "ended by the operator") -> None:
         """Log the session off: clients are told why and disconnected; input stops."""
@@ -407,6 +422,7 @@ class PixelSession:
                 for codec, f in self._feeds.items()
             },
             "recording": str(self.recorder.path) if self.recorder else None,
+            "recording_failure": self.recording_failure,
         }
 
     async def _idle_watch(self) -> None:
@@ -474,6 +490,21 @@ class PixelSession:
             return JSONResponse({"error": "wrong or missing session token"}, status_code=403)
         return JSONResponse(self.describe())
 
+    def _origin_ok(self, ws: WebSocket) -> bool:
+        """A browser's WebSocket (it always sends ``Origin``) must come from a page of this
+        session (same host and port as the address it connected to) or of an origin the
+        session allows; a client that sends no Origin (an agent, a script) is not a
+        browser and needs only the token."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        if origin.rstrip("/") in self.allowed_origins:
+            return True
+        parts = urlsplit(origin)
+        host = ws.headers.get("host", "")
+        return parts.scheme in ("http", "https") and bool(parts.netloc) \
+            and parts.netloc.lower() == host.lower()
+
     async def _reject(self, ws: WebSocket, reason: str) -> None:
         # Closing before accept makes the server answer the handshake with HTTP 403.
         log.info("rejected %s: %s", ws.url.path, reason)
@@ -481,6 +512,9 @@ class PixelSession:
 
     # -- agents ------------------------------------------------------------------------
     async def _agent(self, ws: WebSocket) -> None:
+        if not self._origin_ok(ws):
+            await self._reject(ws, f"origin {ws.headers.get('origin')!r} is not allowed")
+            return
         if not self._token_ok(ws):
             await self._reject(ws, "wrong or missing session token")
             return
@@ -491,18 +525,22 @@ class PixelSession:
         params = ws.query_params
         client_id = self.clients.client_id(params.get("client_id"), "agent")
         await self.clients.replace(client_id)
-        role = self.clients.add_agent(client_id, ws, params.get("control"))
+        agent = AgentConnection(self, ws, client_id)
+        role = self.clients.add_agent(client_id, agent, params.get("control"))
         try:
-            await AgentConnection(self, ws, client_id).serve(role)
+            await agent.serve(role)
         except WebSocketDisconnect:
             pass
         except Exception:  # noqa: BLE001
             log.exception("agent connection %s failed", client_id)
         finally:
-            self.clients.remove_agent(client_id, ws)
+            self.clients.remove_agent(client_id, agent)
 
     # -- viewers -----------------------------------------------------------------------
     async def _rtc(self, ws: WebSocket) -> None:
+        if not self._origin_ok(ws):
+            await self._reject(ws, f"origin {ws.headers.get('origin')!r} is not allowed")
+            return
         if not self._token_ok(ws):
             await self._reject(ws, "wrong or missing session token")
             return

@@ -77,7 +77,8 @@ class ViewerConnection:
         offer = await self._read_offer()
         if offer is None:
             self.track.stop()
-            await ws.close(1002)
+            with contextlib.suppress(Exception):  # the page may be gone already
+                await ws.close(1002)
             return
         clients = session.clients
         self.client_id = clients.client_id(offer.get("client_id"), "viewer")

@@ -35,8 +35,13 @@ def cmd_seed(args: argparse.Namespace) -> int:
     from sandbox.seeding import seed_task
 
     spec = catalog(args).get(args.task)
-    out = seed_task(spec, args.variant, Path(args.out))
-    digest, _ = fingerprint(out)
+    try:
+        out = seed_task(spec, args.variant, Path(args.out))
+        digest, _ = fingerprint(out)
+    except OSError as exc:
+        raise UsageError(f"cannot seed into {args.out}: {exc.strerror or exc}"
+                         f"{f' ({exc.filename})' if exc.filename else ''}; "
+                         "choose a new folder you can write") from None
     print(f"seeded {spec.alias} ({spec.id}) variant {args.variant or 'default'} into {out}")
     print(digest)
     return 0
@@ -96,6 +101,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         argv += ["--variant", args.variant]
     if args.json:
         argv.append("--json")
+    if args.judge:
+        argv += ["--judge", args.judge]
     for d in args.tasks_dir or []:
         argv += ["--tasks-dir", d]
     return verify_main(argv)
@@ -137,5 +144,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("extract_dir")
     p.add_argument("--variant")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--judge", choices=("rubric", "llm"),
+                   help="judge for free-text items (default: llm when EHR_SANDBOX_JUDGE_URL "
+                        "is set, else rubric)")
+    p.add_argument("--tasks-dir", action="append", metavar="DIR", default=argparse.SUPPRESS,
+                   help="another folder of task folders (as before the command)")
     p.set_defaults(func=cmd_verify)
 

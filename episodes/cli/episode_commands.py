@@ -71,7 +71,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"report: {report_json}")
     if args.save_gold_trace:
         return _save_gold_trace(spec, result, json_output=args.json)
-    return 0 if result.status == "graded" else 1
+    return 0 if result.status == "graded" and not result.error else 1
 
 
 def _save_gold_trace(spec, result, json_output: bool) -> int:
@@ -217,11 +217,36 @@ def register_bench(p: argparse.ArgumentParser) -> None:
 
 # -- up -----------------------------------------------------------------------------------------
 def cmd_up(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be 1..65535, got {args.port}")
+    if args.max_episodes < 1:
+        raise UsageError(f"--max-episodes must be at least 1, got {args.max_episodes}")
+    check_listen(args.host, args.port)
     from episodes.hub.app import serve_hub
 
     return serve_hub(host=args.host, port=args.port, tasks_dirs=tasks_dirs(args),
                      runs_dir=Path(args.runs_dir), max_episodes=args.max_episodes,
                      public_hosts=args.public_host or [], tls=args.behind_tls)
+
+
+def check_listen(host: str, port: int) -> None:
+    """Refuse, before anything starts, an address this machine cannot listen on."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UsageError(f"--host {host!r} is not an address of this machine ({exc}); "
+                         "use 127.0.0.1, or 0.0.0.0 for every interface") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); "
+                             "choose another --port or --host") from None
 
 
 def register_up(p: argparse.ArgumentParser) -> None:

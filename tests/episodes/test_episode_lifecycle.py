@@ -36,6 +36,19 @@ def _press(episode, keys: list[str]) -> None:
             agent.act_and_observe({"action": "key", "text": key}, quiet_ms=300)
 
 
+class _FullDisk:
+    """A trace file on a disk that is full."""
+
+    def write(self, _text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _client_windows(display_name: str) -> list[int]:
     from Xlib import X
     from Xlib import display as xdisplay
@@ -117,6 +130,18 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             assert len(context.pages) == pages
             await asyncio.to_thread(_press, episode, ["Escape"])
             assert (await episode.finish()).score == 0
+
+            # a trace recorder that cannot write fails the episode, with the reason
+            await episode.reset()
+            episode.session.recorder._file = _FullDisk()
+            episode.session.note_input("agent-1", "action", {"action": "key", "text": "a"}, 0)
+            for _ in range(100):
+                if episode.status == "failed":
+                    break
+                await asyncio.sleep(0.1)
+            assert episode.status == "failed", episode.status
+            assert "trace recorder failed" in episode.failure
+            assert "No space left on device" in episode.failure
         finally:
             await episode.stop()
 

@@ -20,7 +20,8 @@ def test_agent_spec_parsing(tmp_path: Path):
     assert AgentSpec.parse("none").kind == "none"
     assert str(AgentSpec.parse("gold")) == "gold"
     trace = tmp_path / "trace.jsonl"
-    trace.write_text('{"kind": "header"}\n')
+    header = {"kind": "header", "version": 2, "width": 1280, "height": 800}
+    trace.write_text(json.dumps(header) + "\n")
     assert AgentSpec.parse(f"replay:{tmp_path}").path == trace
     for bad, message in [("claude", "unknown agent"), ("replay:", "needs a trace"),
                          (f"replay:{tmp_path}/nope.jsonl", "no trace at"),
@@ -89,3 +90,45 @@ def test_report_html_is_self_contained(tmp_path: Path, demo_catalog):
     assert "data:image/jpeg;base64," in html  # the final screenshot is inside the page
     assert "<link" not in html and "src=\"http" not in html and "<script src" not in html
     assert "2 episodes" in html and "mean score" in html
+
+
+def test_benchmarks_record_an_episode_that_did_not_start_and_go_on(tmp_path, demo_catalog,
+                                                                   monkeypatch):
+    import episodes.episode as episode_module
+    from episodes import benchmarks
+    from episodes.episode import EpisodeError
+
+    started: list[str] = []
+
+    class Flaky:
+        """Every third episode does not come up, as on a loaded machine."""
+
+        def __init__(self, spec, run_dir, **kwargs):
+            self.name = run_dir.name
+
+        async def start(self):
+            started.append(self.name)
+            if len(started) % 3 == 0:
+                raise EpisodeError(f"{self.name}: the episode did not start: timed out while "
+                                   "starting the episode's processes")
+            return self
+
+        async def stop(self):
+            pass
+
+    monkeypatch.setattr(episode_module, "Episode", Flaky)
+    spec = demo_catalog.get("demo-01")
+    cold = asyncio.run(benchmarks._cold_starts(spec, 4, tmp_path))
+    assert cold["starts"] == "3/4" and cold["cold_start_s"]["n"] == 3
+    assert [f["run"] for f in cold["failed_starts"]] == [2]
+    assert cold["failed_starts"][0]["status"] == "failed"
+    assert "timed out while starting" in cold["failed_starts"][0]["error"]
+
+    started.clear()
+    load = asyncio.run(benchmarks._starts_under_load(spec, 5, 2, tmp_path))
+    assert load["others"] == 2 and load["starts"] == "3/5"  # starts 3 and 6 failed
+    assert len(started) == 7
+    rows = dict((name, value) for name, value, _target in benchmarks.summary_rows(
+        {"starts_under_load": load, "episodes": {"browser": {"task": "demo-01", **cold}}}))
+    assert rows["episode starts with 2 others running"] == "3/5"
+    assert rows["cold starts that started, browser"] == "3/4"

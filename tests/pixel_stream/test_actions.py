@@ -23,6 +23,7 @@ class RecordingInjector:
                 return self.position
             return None
 
+        call.__name__ = name  # as a bound method of the real injector is named
         return call
 
 
@@ -114,3 +115,76 @@ def test_scroll_key_type_and_cursor():
 def test_hold_key_releases_after_duration():
     _, calls = perform({"action": "hold_key", "text": "shift", "duration": 0})
     assert [(c[0], c[2]) for c in calls] == [("hold_combo", True), ("hold_combo", False)]
+
+
+def test_a_cancelled_type_stops_between_chunks():
+    """What an agent that disconnects leaves running is cancelled (agent_api): the rest of
+    a long text is not typed for nobody."""
+    injector = RecordingInjector()
+    typed = asyncio.Event()
+
+    async def busy_run(fn, *args):
+        result = fn(*args)
+        typed.set()
+        await asyncio.sleep(3600)  # the input thread is busy until cancelled
+        return result
+
+    async def scenario():
+        task = asyncio.create_task(perform_action(
+            parse_action({"action": "type", "text": "x" * 1000}, W, H), injector, busy_run))
+        await typed.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert injector.calls == [("type_text", "x" * 32)]
+
+
+def test_what_an_agent_holds_is_released_even_if_cancelled_while_pressing():
+    from pixel_stream.agent_api import HeldInput
+
+    injector = RecordingInjector()
+    pressing = asyncio.Event()
+
+    class Session:
+        accepts_input = True
+
+        def __init__(self):
+            self.injector = injector
+
+        async def run_input(self, fn, *args):
+            return fn(*args)
+
+    async def busy_run(fn, *args):
+        result = fn(*args)
+        if args[-1] is True:
+            pressing.set()
+            await asyncio.sleep(3600)  # cancelled before perform_action's try/finally
+        return result
+
+    async def scenario():
+        held = HeldInput()
+        await held.runner(run)(injector.button, 1, True)
+        await held.runner(run)(injector.button, 1, False)
+        assert held.buttons == set()  # pressed and released: nothing held
+        run_tracked = held.runner(busy_run)
+        mouse = asyncio.create_task(perform_action(
+            parse_action({"action": "left_mouse_down"}, W, H), injector, run_tracked))
+        await pressing.wait()
+        mouse.cancel()
+        pressing.clear()
+        hold = asyncio.create_task(perform_action(
+            parse_action({"action": "hold_key", "text": "shift", "duration": 100}, W, H),
+            injector, run_tracked))
+        await pressing.wait()
+        hold.cancel()
+        for task in (mouse, hold):
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        injector.calls.clear()
+        await held.release(Session())
+        assert [(c[0], c[-1]) for c in injector.calls] == [("button", False),
+                                                            ("hold_combo", False)]
+
+    asyncio.run(scenario())
