@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-pyproject.sha256
 
-.PHONY: bootstrap run test lint bench clean
+.PHONY: bootstrap run test replays lint bench clean
 
 $(STAMP): pyproject.toml installer/bootstrap.sh
 	bash installer/bootstrap.sh
@@ -22,6 +22,11 @@ lint: $(STAMP)
 # tests run on up to four workers (one per core): episodes mostly wait on pages and settles
 test: $(STAMP) lint
 	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --durations=25
+
+# every recorded gold trace replayed in a fresh episode (make test replays a sample)
+replays: $(STAMP)
+	EHR_REPLAY_ALL=1 $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 \
+		tests/tasks/test_gold_episodes.py -k test_recorded_gold_trace_replays_to_one
 
 bench: $(STAMP)
 	$(PY) -m episodes.benchmarks
