@@ -19,9 +19,10 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-# tests run on up to four workers (one per core): episodes mostly wait on pages and settles
+# tests run on up to four workers (one per core): episodes mostly wait on pages and settles;
+# an idle worker takes tests queued for a busy one (the long episodes go first: conftest.py)
 test: $(STAMP) lint
-	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --durations=25
+	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist worksteal --durations=25
 
 # every recorded gold trace replayed in a fresh episode (make test replays a sample)
 replays: $(STAMP)
