@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from episodes.agents import AgentSpec
-from episodes.bench_jobs import Job, failed_row, job_argv, job_timeout, log_tail
 from episodes.episode import EpisodeConfig
+from episodes.jobs import Job, failed_row, job_argv, job_timeout, log_tail
 from episodes.runner import RunnerError
 
 SLOT = "ehr_episode_slot"

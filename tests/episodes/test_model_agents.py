@@ -371,7 +371,7 @@ def test_a_bench_job_outlives_the_models_time_budget():
     import dataclasses
 
     from episodes.agents import AgentSpec
-    from episodes.bench_jobs import JOB_TIMEOUT_S, job_timeout
+    from episodes.jobs import JOB_TIMEOUT_S, job_timeout
 
     model = AgentSpec.parse("anthropic:m")
     assert job_timeout(AgentSpec.parse("gold")) == JOB_TIMEOUT_S
