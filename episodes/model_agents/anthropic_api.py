@@ -23,6 +23,8 @@ from episodes.model_agents.base import (
     Turn,
     call_with_retries,
     env_value,
+    required_env,
+    sdk,
 )
 from episodes.model_agents.screen_scale import map_action, model_size
 
@@ -65,16 +67,9 @@ class AnthropicAdapter:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            try:
-                import anthropic
-            except ImportError as exc:
-                raise ModelError("the anthropic SDK is missing: pip install -e '.[agents]'"
-                                 ) from exc
-            key = env_value("ANTHROPIC_API_KEY")
-            if not key:
-                raise ModelError("set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another "
-                                 "endpoint, e.g. the local fake server)")
-            self._client = anthropic.Anthropic(
+            key = required_env("ANTHROPIC_API_KEY", "and ANTHROPIC_BASE_URL for another "
+                               "endpoint, e.g. the local fake server")
+            self._client = sdk("anthropic").Anthropic(
                 api_key=key, base_url=env_value("ANTHROPIC_BASE_URL"),
                 timeout=self.settings.call_timeout_s, max_retries=0)
         return self._client

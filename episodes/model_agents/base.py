@@ -138,6 +138,25 @@ def env_value(*names: str, default: str | None = None) -> str | None:
     return default
 
 
+def sdk(module: str) -> Any:
+    """The official SDK ``module`` (``anthropic``, ``openai``), or a ModelError saying how to
+    install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ModelError(f"the {module} SDK is missing: pip install -e '.[agents]'") from exc
+
+
+def required_env(name: str, hint: str) -> str:
+    """The value of environment variable ``name``, or a ModelError: set it (``hint``)."""
+    value = env_value(name)
+    if not value:
+        raise ModelError(f"set {name} ({hint})")
+    return value
+
+
 def is_retryable(exc: BaseException) -> bool:
     """A rate limit, a server error, a timeout or a dropped connection (any SDK's)."""
     status = getattr(exc, "status_code", None)

@@ -16,12 +16,13 @@ import base64
 from typing import Any
 
 from episodes.model_agents.base import (
-    ModelError,
     ModelSettings,
     Observation,
     Turn,
     call_with_retries,
     env_value,
+    required_env,
+    sdk,
 )
 from episodes.model_agents.grammar import PROMPT, ParseError, parse_reply
 from episodes.model_agents.screen_scale import model_size, to_screen
@@ -41,16 +42,9 @@ class CompatibleAdapter:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            try:
-                import openai
-            except ImportError as exc:
-                raise ModelError("the openai SDK is missing: pip install -e '.[agents]'"
-                                 ) from exc
-            base_url = env_value("OPENAI_COMPATIBLE_BASE_URL")
-            if not base_url:
-                raise ModelError("set OPENAI_COMPATIBLE_BASE_URL to the server's /v1 URL "
-                                 "(e.g. http://localhost:8000/v1 for vLLM)")
-            self._client = openai.OpenAI(
+            base_url = required_env("OPENAI_COMPATIBLE_BASE_URL", "the server's /v1 URL, e.g. "
+                                    "http://localhost:8000/v1 for vLLM")
+            self._client = sdk("openai").OpenAI(
                 api_key=env_value("OPENAI_COMPATIBLE_API_KEY", default="none"),
                 base_url=base_url, timeout=self.settings.call_timeout_s, max_retries=0)
         return self._client

@@ -16,12 +16,13 @@ import base64
 from typing import Any
 
 from episodes.model_agents.base import (
-    ModelError,
     ModelSettings,
     Observation,
     Turn,
     call_with_retries,
     env_value,
+    required_env,
+    sdk,
 )
 from episodes.model_agents.screen_scale import map_action, model_size
 
@@ -113,17 +114,11 @@ class OpenAIAdapter:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            try:
-                import openai
-            except ImportError as exc:
-                raise ModelError("the openai SDK is missing: pip install -e '.[agents]'"
-                                 ) from exc
-            key = env_value("OPENAI_API_KEY")
-            if not key:
-                raise ModelError("set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
-                                 "endpoint, e.g. the local fake server)")
-            self._client = openai.OpenAI(api_key=key, base_url=env_value("OPENAI_BASE_URL"),
-                                         timeout=self.settings.call_timeout_s, max_retries=0)
+            key = required_env("OPENAI_API_KEY", "and OPENAI_BASE_URL for another endpoint, "
+                               "e.g. the local fake server")
+            self._client = sdk("openai").OpenAI(
+                api_key=key, base_url=env_value("OPENAI_BASE_URL"),
+                timeout=self.settings.call_timeout_s, max_retries=0)
         return self._client
 
     def start(self, instruction: str, screen: tuple[int, int]) -> None:
