@@ -25,7 +25,7 @@ from typing import Any
 
 from episodes.agents import AgentSpec
 from episodes.episode import EpisodeConfig
-from episodes.jobs import Job, bench_jobs, failed_row, job_argv, job_timeout, log_tail
+from episodes.jobs import Job, bench_jobs, job_argv, job_row, job_timeout
 from episodes.result_files import load_results, write_tables
 from episodes.runner import RunnerError, run_episode, run_until_signalled
 
@@ -157,15 +157,7 @@ async def _run_job(job: Job, agent: AgentSpec, out: Path, tasks_dirs: list[Path]
             stdout = b""
         finally:
             children.discard(proc)
-    last = stdout.decode("utf-8", "replace").strip().splitlines()[-1:] if stdout else []
-    try:
-        row = json.loads(last[0]) if last else None
-    except json.JSONDecodeError:
-        row = None
-    if row is None:
-        row = failed_row(job, run_dir, time.monotonic() - started,
-                         f"the job exited with status {proc.returncode}: "
-                         f"{log_tail(log_path)}")
+    row = job_row(job, stdout, proc.returncode, run_dir, time.monotonic() - started, log_path)
     row["agent"] = str(agent)
     row.setdefault("retries", 0)
     row["wall_s"] = round(time.monotonic() - started, 3)

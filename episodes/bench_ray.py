@@ -38,7 +38,7 @@ from typing import Any
 
 from episodes.agents import AgentSpec
 from episodes.episode import EpisodeConfig
-from episodes.jobs import Job, failed_row, job_argv, job_timeout, log_tail
+from episodes.jobs import Job, failed_row, job_argv, job_row, job_timeout
 from episodes.runner import RunnerError
 
 SLOT = "ehr_episode_slot"
@@ -110,15 +110,8 @@ def run_on_node(job: Job, agent: AgentSpec, tasks_dirs: list[str], config_json: 
                 if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
                     raise
                 stdout = b""
-        last = stdout.decode("utf-8", "replace").strip().splitlines()[-1:]
-        try:
-            row = json.loads(last[0]) if last else None
-        except json.JSONDecodeError:
-            row = None
-        if row is None:
-            row = failed_row(job, run_dir, time.monotonic() - started,
-                             f"the job exited with status {proc.returncode}: "
-                             f"{log_tail(log_path)}")
+        row = job_row(job, stdout, proc.returncode, run_dir, time.monotonic() - started,
+                      log_path)
         row["node_run_dir"] = str(run_dir)
         result: dict[str, Any] = {"row": row, "log": log_path.read_bytes()}
         if artifacts:

@@ -77,6 +77,21 @@ def failed_row(job: Job, run_dir: Path, seconds: float, error: str) -> dict[str,
             "error": error}
 
 
+def job_row(job: Job, stdout: bytes | None, returncode: int | None, run_dir: Path,
+            seconds: float, log_path: Path) -> dict[str, Any]:
+    """The row a job's child printed last, or a failed row with its exit status and the end
+    of its log."""
+    last = stdout.decode("utf-8", "replace").strip().splitlines()[-1:] if stdout else []
+    try:
+        row = json.loads(last[0]) if last else None
+    except json.JSONDecodeError:
+        row = None
+    if isinstance(row, dict):
+        return row
+    return failed_row(job, run_dir, seconds, f"the job exited with status {returncode}: "
+                                             f"{log_tail(log_path)}")
+
+
 def log_tail(path: Path, limit: int = 1500) -> str:
     """The end of a job's log without the browser's routine complaints (D-Bus, GPU)."""
     noise = ("[pid=", "ERROR:dbus", "viz_main_impl", "command_buffer_proxy")
