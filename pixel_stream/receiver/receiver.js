@@ -42,8 +42,9 @@ function notice(text) {
 
 function setRole(role) {
   state.role = role;
-  const controlling = role === "controller" && !forcedViewOnly;
-  setPill(ui.role, controlling ? "in control" : "view only", controlling ? "ok" : "warn");
+  const controlling = role === "controller" && !forcedViewOnly && !state.ended;
+  if (state.ended) setPill(ui.role, "no session", "");
+  else setPill(ui.role, controlling ? "in control" : "view only", controlling ? "ok" : "warn");
   video.classList.toggle("viewonly", !controlling);
   ui.take.hidden = controlling || forcedViewOnly;
 }
@@ -121,6 +122,7 @@ async function connect() {
     } else if (msg.type === "ended") {
       state.ended = true;
       setPill(ui.state, "session ended: " + msg.reason, "bad");
+      setRole("viewer");  // nobody controls an ended session: the pill must not say so
     } else if (msg.type === "error") {
       notice(msg.message);
     }

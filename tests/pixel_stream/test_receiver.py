@@ -157,3 +157,17 @@ def test_remote_copy_never_reaches_the_local_clipboard(page, board, session):
     page.wait_for_function("() => window.seen.some((m) => m.includes('pong'))", timeout=5000)
     text = board.status()["text"]
     assert text and not any(text in message for message in page.evaluate("window.seen"))
+
+
+def test_an_ended_session_is_not_shown_as_in_control(browser, display, tmp_path):
+    with SessionThread(display, token="ending-test-token", record_dir=tmp_path) as ending:
+        page = open_receiver(browser, ending.url)
+        assert page.locator("#role").text_content() == "in control"
+        ending.call(ending.session.stop)
+        page.wait_for_function("() => pixelStream.state.ended", timeout=10000)
+    try:
+        assert page.locator("#state").text_content().startswith("session ended")
+        assert page.locator("#role").text_content() == "no session"
+        assert page.evaluate("() => pixelStream.state.role") == "viewer"
+    finally:
+        page.close()
