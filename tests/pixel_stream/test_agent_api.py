@@ -118,7 +118,7 @@ def test_malformed_messages_get_error_replies(agent):
     assert agent.send_raw('{"op": "dance", "id": 9}') == {
         "ok": False, "id": 9, "op": "dance",
         "error": {"code": "unknown_op", "message": "unknown op 'dance'; known ops: screenshot, "
-                  "act, act_and_observe, ping, info, control"}}
+                  "act, act_and_observe, ping, info, control, done"}}
     assert agent.send_raw(b"\x00\x01")["error"]["code"] == "bad_request"
     with pytest.raises(AgentAPIError) as info:
         agent.request("screenshot", format="gif")
