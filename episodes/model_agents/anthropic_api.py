@@ -26,7 +26,7 @@ from episodes.model_agents.base import (
     required_env,
     sdk,
 )
-from episodes.model_agents.screen_scale import map_action, model_size
+from episodes.model_agents.screen_scale import ScaledScreen, map_action
 
 TOOL_BETAS = {"computer_20250124": "computer-use-2025-01-24",
               "computer_20251124": "computer-use-2025-11-24"}
@@ -53,7 +53,7 @@ def _image_block(png: bytes) -> dict[str, Any]:
                                         "data": base64.b64encode(png).decode()}}
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(ScaledScreen):
     def __init__(self, model: str, settings: ModelSettings, client: Any = None):
         self.model = model
         self.settings = settings
@@ -61,8 +61,6 @@ class AnthropicAdapter:
         self._client = client
         self.messages: list[dict[str, Any]] = []
         self.pending: list[str] = []  # tool_use ids awaiting a tool_result
-        self.screen = (1280, 800)
-        self.sent = (1280, 800)
         self.instruction = ""
 
     def _sdk(self) -> Any:
@@ -75,13 +73,9 @@ class AnthropicAdapter:
         return self._client
 
     def start(self, instruction: str, screen: tuple[int, int]) -> None:
-        self.screen = screen
-        self.sent = model_size(*screen)
+        self.scale_to(screen)
         self.instruction = instruction
         self._sdk()
-
-    def screen_size(self) -> tuple[int, int]:
-        return self.sent
 
     def _tool(self) -> dict[str, Any]:
         tool: dict[str, Any] = {"type": self.tool_version, "name": "computer",

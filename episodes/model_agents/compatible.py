@@ -25,19 +25,17 @@ from episodes.model_agents.base import (
     sdk,
 )
 from episodes.model_agents.grammar import PROMPT, ParseError, parse_reply
-from episodes.model_agents.screen_scale import model_size, to_screen
+from episodes.model_agents.screen_scale import ScaledScreen, to_screen
 
 KEEP_TURNS = 3  # screenshots (with the replies between them) sent each turn
 
 
-class CompatibleAdapter:
+class CompatibleAdapter(ScaledScreen):
     def __init__(self, model: str, settings: ModelSettings, client: Any = None):
         self.model = model
         self.settings = settings
         self._client = client
         self.history: list[tuple[dict[str, Any], str]] = []  # (user message, reply)
-        self.screen = (1280, 800)
-        self.sent = (1280, 800)
         self.system = ""
 
     def _sdk(self) -> Any:
@@ -50,14 +48,10 @@ class CompatibleAdapter:
         return self._client
 
     def start(self, instruction: str, screen: tuple[int, int]) -> None:
-        self.screen = screen
-        self.sent = model_size(*screen)
+        self.scale_to(screen)
         self.system = PROMPT.format(width=self.sent[0], height=self.sent[1],
                                     instruction=instruction)
         self._sdk()
-
-    def screen_size(self) -> tuple[int, int]:
-        return self.sent
 
     def _user(self, observation: Observation) -> dict[str, Any]:
         notes = [o.error for o in observation.outcomes if o.error]

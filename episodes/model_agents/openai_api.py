@@ -24,7 +24,7 @@ from episodes.model_agents.base import (
     required_env,
     sdk,
 )
-from episodes.model_agents.screen_scale import map_action, model_size
+from episodes.model_agents.screen_scale import ScaledScreen, map_action
 
 WHEEL_PX = 100
 KEY_NAMES = {"CMD": "super", "OPTION": "alt", "ARROWLEFT": "Left", "ARROWRIGHT": "Right",
@@ -101,15 +101,13 @@ def _dump(item: Any) -> dict[str, Any]:
     return item.model_dump(warnings=False) if hasattr(item, "model_dump") else dict(item)
 
 
-class OpenAIAdapter:
+class OpenAIAdapter(ScaledScreen):
     def __init__(self, model: str, settings: ModelSettings, client: Any = None):
         self.model = model
         self.settings = settings
         self._client = client
         self.previous_id: str | None = None
         self.calls: list[tuple[str, list[dict[str, Any]], int]] = []  # id, checks, #actions
-        self.screen = (1280, 800)
-        self.sent = (1280, 800)
         self.instruction = ""
 
     def _sdk(self) -> Any:
@@ -122,13 +120,9 @@ class OpenAIAdapter:
         return self._client
 
     def start(self, instruction: str, screen: tuple[int, int]) -> None:
-        self.screen = screen
-        self.sent = model_size(*screen)
+        self.scale_to(screen)
         self.instruction = instruction
         self._sdk()
-
-    def screen_size(self) -> tuple[int, int]:
-        return self.sent
 
     def _input(self, observation: Observation) -> list[dict[str, Any]]:
         if not self.calls:

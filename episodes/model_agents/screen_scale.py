@@ -24,6 +24,20 @@ def model_size(width: int, height: int, long_edge: int = MAX_LONG_EDGE,
     return max(1, int(width * factor)), max(1, int(height * factor))
 
 
+class ScaledScreen:
+    """What an adapter knows of the screen: its real size and the size sent to the model."""
+
+    screen: tuple[int, int] = (1280, 800)
+    sent: tuple[int, int] = (1280, 800)
+
+    def scale_to(self, screen: tuple[int, int]) -> None:
+        self.screen = screen
+        self.sent = model_size(*screen)
+
+    def screen_size(self) -> tuple[int, int]:
+        return self.sent
+
+
 def resize_png(png: bytes, size: tuple[int, int]) -> bytes:
     from PIL import Image
 
