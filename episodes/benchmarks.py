@@ -12,7 +12,10 @@
    row and the bench goes on;
 4. ray: the Ray backend's dispatch overhead per episode, against the local backend, on the
    same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed;
-5. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
+5. identity: fresh episodes of every desktop-EHR task (``--quick``: one per persona) give
+   the agent the same first screenshot, and the Citrix window equals the published app's
+   framebuffer (:mod:`episodes.bench_identity`);
+6. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
    episodes running beside them.
 
 Prints a table and writes everything as JSON to ``bench/results.json``. Targets (issue 5):
@@ -318,6 +321,18 @@ async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
             **summarize(rows)}
 
 
+def identity(workdir: Path, runs: int, quick: bool, keep_dir: Path) -> dict[str, Any]:
+    from episodes.bench_identity import identity_bench
+    from episodes.config import DESKTOP_SYSTEMS
+
+    specs = [s for s in load_catalog() if set(s.systems) & set(DESKTOP_SYSTEMS)]
+    if quick:  # one task per persona
+        specs = [next(s for s in specs if system in s.systems)
+                 for system in DESKTOP_SYSTEMS if any(system in s.systems for s in specs)]
+    _say(f"identity: {runs} fresh episodes of {len(specs)} desktop task(s), first screens")
+    return asyncio.run(identity_bench(specs, runs, workdir, keep_dir, say=_say))
+
+
 def start_load_bench(workdir: Path, runs: int, others: int) -> dict[str, Any]:
     spec = pick_task(BROWSER_TASKS)
     if spec is None:
@@ -387,6 +402,12 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     if gold:
         rows.append(("bench --agent gold --tasks all, wall s", gold["wall_s"],
                      f"mean score {gold.get('mean_score')}"))
+    ident = results.get("identity")
+    if ident:
+        rows.append((f"desktop tasks with one first screen in {ident['runs_per_task']} fresh "
+                     "episodes", f"{ident['tasks_identical']}/{ident['tasks_total']}", "all"))
+        rows.append(("desktop tasks whose Citrix window = app framebuffer",
+                     f"{ident['tasks_citrix_exact']}/{ident['tasks_total']}", "all"))
     rows += ray_summary_rows(results.get("ray", {}))
     ver = results.get("verifier", {})
     if "total_s" in ver:
@@ -424,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
     parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray",
-                                           "starts"),
+                                           "identity", "starts"),
                         action="append",
                         help="run only these parts (repeatable); 'starts' (start success "
                              "with other episodes running) runs only when named")
@@ -432,9 +453,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="starts measured by --only starts (20)")
     parser.add_argument("--load-others", type=int, default=3,
                         help="episodes running beside them (3)")
+    parser.add_argument("--identity-runs", type=int,
+                        help="fresh episodes per task of the identity bench (5; 3 --quick)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     args = parser.parse_args(argv)
-    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray"))
+    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray", "identity"))
     runs = args.runs or (5 if args.quick else 20)
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="ehr-bench-") as tmp:
@@ -453,6 +476,9 @@ def main(argv: list[str] | None = None) -> int:
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)
+        if "identity" in parts:
+            results["identity"] = identity(workdir, args.identity_runs or (3 if args.quick else 5),
+                                           args.quick, args.out.parent / "identity")
         if "starts" in parts and args.only:
             results["starts_under_load"] = start_load_bench(workdir, args.load_starts,
                                                             args.load_others)

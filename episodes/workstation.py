@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from episodes import confine
 from episodes.lockdown import (
@@ -132,7 +133,11 @@ class Workstation:
     def receiver_url(self) -> str | None:
         if self.receiver_port is None:
             return None
-        return f"http://{RECEIVER_HOST}/?token={self.receiver_token}"
+        # stats=0: no live round-trip figure in the window (it would make two screenshots of
+        # one settled screen differ); title: the window's title from the first paint on
+        query = urlencode({"token": self.receiver_token, "stats": "0",
+                           "title": self.receiver_title})
+        return f"http://{RECEIVER_HOST}/?{query}"
 
     def environment(self) -> dict[str, str]:
         env = self.display.env()

@@ -8,6 +8,9 @@
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || "";
 const forcedViewOnly = params.get("view_only") === "1";
+// stats=0 hides the live figures (round trip, codec): a window whose pixels never change
+// while the session's screen does not (what an agent's screenshots need)
+const showStats = params.get("stats") !== "0";
 const storedId = sessionStorage.getItem("pixelStreamClientId");
 const clientId = params.get("client_id") || storedId || "";
 
@@ -21,6 +24,8 @@ const ui = {
   notice: document.getElementById("notice"),
 };
 
+if (!showStats) { ui.latency.hidden = true; ui.codec.hidden = true; }
+
 const state = {
   ws: null, pc: null, channel: null, role: "viewer", clientId: clientId,
   rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
@@ -32,6 +37,16 @@ window.pixelStream = { state, video, send, connect };
 function setPill(el, text, cls) {
   el.textContent = text;
   el.className = "pill" + (cls ? " " + cls : "");
+}
+
+// The connection's strength, as a Citrix receiver shows it: a word that changes only when
+// the round trip crosses a band (the exact figure is the pill's tooltip). A figure that
+// changed every second would repaint the window every second, so two screenshots of one
+// settled screen would differ.
+function showConnection(rttMs) {
+  const [word, cls] = rttMs < 50 ? ["Excellent", "ok"] : (rttMs < 150 ? ["Good", "warn"] : ["Poor", "bad"]);
+  ui.latency.title = `round trip of the input channel: ${rttMs.toFixed(1)} ms`;
+  if (ui.latency.textContent !== word) setPill(ui.latency, word, cls);
 }
 
 function notice(text) {
@@ -147,8 +162,7 @@ function onChannelMessage(data) {
   try { msg = JSON.parse(data); } catch (err) { return; }
   if (msg.t === "pong" && typeof msg.ts === "number") {
     state.rttMs = performance.now() - msg.ts;
-    setPill(ui.latency, `${state.rttMs.toFixed(1)} ms`,
-      state.rttMs < 50 ? "ok" : (state.rttMs < 150 ? "warn" : "bad"));
+    showConnection(state.rttMs);
   } else if (msg.t === "role") {
     setRole(msg.role);
   } else if (msg.t === "error") {
