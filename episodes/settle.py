@@ -67,7 +67,7 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                                      _seq(session.capture), APP_QUIET_MS, remaining_ms)
         if quiet.timed_out:
             report["timed_out"].append(f"{system} app")
-        if not await _receiver_shows(receiver, quiet.frame.seq, deadline):
+        if not await _receiver_shows(workstation, quiet.frame.seq, deadline):
             report["timed_out"].append(f"{system} receiver")
     if episode.session is not None and episode.session.capture is not None:
         capture = episode.session.capture
@@ -84,14 +84,15 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
     return report
 
 
-async def _receiver_shows(receiver: Any, seq: int, deadline: float) -> bool:
+async def _receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
     """Whether the Citrix window's page came to show ``seq`` exactly before ``deadline``."""
-    pages = getattr(receiver, "pages", None) or []
-    if not pages:
+    try:
+        page = workstation.receiver_page
+    except Exception:  # noqa: BLE001 - no window (it crashed; the watchdog says so)
         return False
     remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
     try:
-        await pages[0].wait_for_function(RECEIVER_SHOWS, arg=seq, timeout=remaining_ms,
+        await page.wait_for_function(RECEIVER_SHOWS, arg=seq, timeout=remaining_ms,
                                          polling="raf")
     except Exception as exc:  # noqa: BLE001 - a timeout or a page that went away
         log.debug("receiver did not settle: %s", exc)
