@@ -12,8 +12,9 @@ sequence numbers of captured frames (``Frame.seq``):
 * ``{"t": "d", "seq": S, "rects": [[seq, x, y, w, h], ...]}`` — each captured frame's
   damaged region, complete up to frame S (the page's damage log);
 * ``{"t": "v", "rtp": R, "seq": S}`` — the video frame with RTP timestamp R shows frame S
-  (sent by the viewer's track as the frame goes out; the page reads R from
-  ``requestVideoFrameCallback``'s ``metadata.rtpTimestamp``);
+  (sent by the viewer's track as the frame goes out, not for heartbeats that repeat the
+  picture; the page reads R from ``requestVideoFrameCallback``'s
+  ``metadata.rtpTimestamp``);
 * ``{"t": "tile", "id", "seq", "x", "y", "w", "h", "size", "chunks"}`` followed by
   ``chunks`` binary messages with the PNG (SCTP messages are limited in size).
 
@@ -183,17 +184,26 @@ class FrameStamper:
         self.origin: int | None = None
         self._last: tuple[int, int] | None = None  # (pts, seq) of the frame handed out last
         self.waiting: list[tuple[int, int]] = []
+        self._stamped: int | None = None
+        self.frames = 0
+
+    @property
+    def failed(self) -> bool:
+        """Frames went out but the sender never showed their RTP timestamps."""
+        return self.origin is None and self.frames > 3
 
     def frame_out(self, pts: int, seq: int | None) -> list[dict[str, Any]]:
         """Called as the track hands the sender frame (pts, seq); returns the messages
         ``{"t": "v", "rtp", "seq"}`` that can be sent now."""
+        self.frames += 1
         if self.origin is None and self._last is not None:
             sent = rtp_origin(self.sender)
             if sent:
                 self.origin = (sent - self._last[0]) & 0xFFFFFFFF
         self._last = (pts, seq if seq is not None else -1)
-        if seq is None:
-            return []
+        if seq is None or seq == self._stamped:
+            return []  # a heartbeat repeats a stamped picture: the page needs no stamp
+        self._stamped = seq
         self.waiting.append((pts, seq))
         if self.origin is None:
             del self.waiting[:-8]
@@ -259,6 +269,7 @@ class LosslessFeed:
     def add(self, channel: Any) -> LosslessViewer:
         viewer = LosslessViewer(channel, self.map.new_sent())
         self.viewers.add(viewer)
+        channel.on("open", self._wake.set)
         if self._seq is not None:
             viewer.send(json.dumps({"t": "d", "seq": self._seq, "rects": []}))
         if self._task is None:

@@ -170,6 +170,11 @@ class ViewerConnection:
             seq = video_feed.seq_of_pts(pts) if video_feed is not None else None
             for message in stamper.frame_out(pts, seq):
                 viewer.send(json.dumps(message))
+            if stamper.failed:  # tiles could never be ordered: the page drops them
+                self.track.on_frame = None
+                feed.remove(viewer)
+                with contextlib.suppress(Exception):
+                    channel.close()
 
         self.track.on_frame = on_frame
 

@@ -47,7 +47,8 @@ export class Lossless {
     this.knownSeq = -1;         // ... up to knownSeq
     this.presented = null;      // seq of the video frame on screen
     this.wanted = null;         // a presented seq whose damage is not known yet
-    this.pendingRtp = null;     // a presented RTP timestamp not yet stamped
+    this.pendingRtp = [];       // presented RTP timestamps not stamped (yet, or ever:
+                                // heartbeats that repeat a picture are not stamped)
     this.rtpSeq = new Map();
     this.tile = null; this.parts = [];
     this.chain = Promise.resolve();
@@ -57,10 +58,12 @@ export class Lossless {
 
   resize(width, height) {
     if (this.canvas.width === width && this.canvas.height === height) return;
+    const lost = this.records.length > 0;
     this.canvas.width = width; this.canvas.height = height;  // clears the canvas
     this.ctx.imageSmoothingEnabled = false;
     this.records = [];
-    if (width) this.onResend({ x: 0, y: 0, w: width, h: height });
+    // tiles painted before the size was known are gone: ask for them again
+    if (width && lost) this.onResend({ x: 0, y: 0, w: width, h: height });
   }
 
   onMessage(data) {
@@ -86,14 +89,19 @@ export class Lossless {
     } else if (msg.t === "v") {
       this.rtpSeq.set(msg.rtp, msg.seq);
       if (this.rtpSeq.size > MAX_RTP) this.rtpSeq.delete(this.rtpSeq.keys().next().value);
-      if (this.pendingRtp === msg.rtp) { this.pendingRtp = null; this.present(msg.seq); }
+      const waiting = this.pendingRtp.indexOf(msg.rtp);
+      if (waiting >= 0) { this.pendingRtp.splice(waiting, 1); this.present(msg.seq); }
     }
   }
 
   // requestVideoFrameCallback: the frame with this RTP timestamp is on screen.
   onVideoFrame(rtp) {
     const seq = this.rtpSeq.get(rtp);
-    if (seq === undefined) { this.pendingRtp = rtp; return; }
+    if (seq === undefined) {
+      this.pendingRtp.push(rtp);
+      if (this.pendingRtp.length > 16) this.pendingRtp.shift();
+      return;
+    }
     this.present(seq);
   }
 

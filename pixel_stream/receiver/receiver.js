@@ -92,6 +92,7 @@ async function connect() {
     const tiles = pc.createDataChannel("lossless", { ordered: true });
     tiles.binaryType = "arraybuffer";
     tiles.onmessage = (e) => lossless.onMessage(e.data);
+    tiles.onclose = () => { if (state.lossless === tiles) lossless.reset(); };
     state.lossless = tiles;
   }
   pc.ontrack = (e) => {

@@ -124,8 +124,17 @@ def test_frame_stamps_use_the_senders_rtp_origin_learnt_after_the_first_frame():
         {"t": "v", "rtp": (0xFFFFFF00 + 4000) & 0xFFFFFFFF, "seq": 6},  # wraps at 2**32
     ]
     assert stamper.frame_out(5000, None) == []  # a frame the feed forgot: no stamp
+    assert stamper.frame_out(6000, 6) == []  # a heartbeat of a stamped picture
     assert stamper.frame_out(7000, 7) == [{"t": "v", "rtp": (0xFFFFFF00 + 7000) & 0xFFFFFFFF,
                                             "seq": 7}]
+    assert not stamper.failed
+
+
+def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
+    stamper = FrameStamper(object())
+    for pts in range(4):
+        assert stamper.frame_out(pts * 3000, pts) == []
+    assert stamper.failed
 
 
 def test_the_policy_checks_the_lossless_delay():
@@ -160,6 +169,7 @@ ORDERING = """async (src) => {
   out.kept_before_video = alpha(1, 1);
   // a presented frame whose stamp comes later waits for it
   l.onVideoFrame(1000);
+  l.onVideoFrame(1050);  // a heartbeat, never stamped
   out.kept_unstamped = alpha(1, 1);
   l.onMessage(JSON.stringify({t: 'v', rtp: 1000, seq: 11}));
   out.cleared = alpha(1, 1); out.others_kept = alpha(20, 20);
