@@ -9,14 +9,16 @@ on a canvas laid over the video at 1:1.
 Ordering between the data channel and the video (separate transports) is settled by
 sequence numbers of captured frames (``Frame.seq``):
 
-* ``{"t": "d", "seq": S, "rects": [[seq, x, y, w, h], ...]}`` — each captured frame's
-  damaged region, complete up to frame S (the page's damage log);
-* ``{"t": "v", "rtp": R, "seq": S}`` — the video frame with RTP timestamp R shows frame S
-  (sent by the viewer's track as the frame goes out, not for heartbeats that repeat the
-  picture; the page reads R from ``requestVideoFrameCallback``'s
-  ``metadata.rtpTimestamp``);
+* ``{"t": "start", "seq": S}`` — the page's damage log starts after frame S;
+* ``{"t": "v", "rtp": R, "seq": S, "known": K, "rects": [[seq, x, y, w, h], ...]}`` — the
+  video frame with RTP timestamp R shows frame S (sent by the viewer's track as the frame
+  goes out, not for heartbeats that repeat the picture; the page reads R from
+  ``requestVideoFrameCallback``'s ``metadata.rtpTimestamp``), with each captured frame's
+  damaged region since the previous stamp: the log is then complete up to frame K;
 * ``{"t": "tile", "id", "seq", "x", "y", "w", "h", "size", "chunks"}`` followed by
-  ``chunks`` binary messages with the PNG (SCTP messages are limited in size).
+  ``chunks`` binary messages with the PNG (SCTP messages are limited in size);
+* ``{"t": "exact", "seq": S}`` — every tile this page needs for frame S has been sent
+  (the page is settled once they are painted and no later damage is known).
 
 The page keeps each tile until the video shows a frame whose damage (from the log) covers
 it and is newer than the tile; only then is that part cleared, so a stale tile never hides
@@ -160,13 +162,13 @@ def tile_messages(tile_id: int, seq: int, rect: Rect, data: bytes,
     return [json.dumps(header), *parts]
 
 
-def damage_message(seq: int, log_entries: list[tuple[int, Rect]] | None,
-                   width: int, height: int) -> dict[str, Any]:
-    """The page's damage-log message: complete up to ``seq`` (None: everything changed)."""
-    if log_entries is None:
-        log_entries = [(seq, Rect(0, 0, width, height))]
-    return {"t": "d", "seq": seq,
-            "rects": [[s, *r.as_list()] for s, r in log_entries if r.area]}
+def log_entries(entries: list[tuple[int, Rect]] | None, upto: int, width: int,
+                height: int) -> list[list[int]]:
+    """Damage-log entries ``[seq, x, y, w, h]`` up to frame ``upto`` (None: not known any
+    more, so the whole screen counts as changed at ``upto``)."""
+    if entries is None:
+        return [[upto, 0, 0, width, height]]
+    return [[seq, *rect.as_list()] for seq, rect in entries if seq <= upto and rect.area]
 
 
 def rtp_origin(sender: Any) -> int | None:
@@ -176,16 +178,20 @@ def rtp_origin(sender: Any) -> int | None:
 
 
 class FrameStamper:
-    """Maps this viewer's video frames to RTP timestamps as aiortc numbers them
-    (a random origin + pts); learnt from the sender after its first frame went out."""
+    """Stamps this viewer's video frames: the RTP timestamp aiortc gives them (a random
+    origin + pts, learnt from the sender after its first frame went out), the captured
+    frame they show, and the damage log since the previous stamp."""
 
-    def __init__(self, sender: Any) -> None:
+    def __init__(self, sender: Any, slot: FrameSlot, start_seq: int) -> None:
         self.sender = sender
+        self.slot = slot
         self.origin: int | None = None
-        self._last: tuple[int, int] | None = None  # (pts, seq) of the frame handed out last
-        self.waiting: list[tuple[int, int]] = []
-        self._stamped: int | None = None
+        self._last_pts: int | None = None  # pts of the frame handed out last
+        self._logged = start_seq  # the damage log sent covers frames up to this one
+        self._rects: list[list[int]] = []  # damage not sent yet
+        self.waiting: list[tuple[int, int]] = []  # (pts, seq) not stamped yet
         self.frames = 0
+        self.lost = False  # damage was not known any more: the page needs everything again
 
     @property
     def failed(self) -> bool:
@@ -194,23 +200,30 @@ class FrameStamper:
 
     def frame_out(self, pts: int, seq: int | None) -> list[dict[str, Any]]:
         """Called as the track hands the sender frame (pts, seq); returns the messages
-        ``{"t": "v", "rtp", "seq"}`` that can be sent now."""
+        that can be sent now."""
         self.frames += 1
-        if self.origin is None and self._last is not None:
+        if self.origin is None and self._last_pts is not None:
             sent = rtp_origin(self.sender)
             if sent:
-                self.origin = (sent - self._last[0]) & 0xFFFFFFFF
-        self._last = (pts, seq if seq is not None else -1)
-        if seq is None or seq == self._stamped:
+                self.origin = (sent - self._last_pts) & 0xFFFFFFFF
+        self._last_pts = pts
+        if seq is None or seq <= self._logged:
             return []  # a heartbeat repeats a stamped picture: the page needs no stamp
-        self._stamped = seq
+        entries = self.slot.damage_log(self._logged)
+        if entries is None:
+            self.lost = True
+        frame = self.slot.latest
+        width, height = (frame.width, frame.height) if frame is not None else (0, 0)
+        self._rects += log_entries(entries, seq, width, height)
+        self._logged = seq
         self.waiting.append((pts, seq))
         if self.origin is None:
             del self.waiting[:-8]
             return []
-        out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s}
-               for p, s in self.waiting]
-        self.waiting = []
+        out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s, "known": seq,
+                "rects": []} for p, s in self.waiting]
+        out[0]["rects"] = self._rects
+        self._rects, self.waiting = [], []
         return out
 
 
@@ -222,6 +235,7 @@ class LosslessViewer:
         self.channel = channel
         self.sent = sent
         self.busy = False
+        self.exact: int | None = None  # the frame up to which it was told it is exact
         self.low = asyncio.Event()
         self.tiles_sent = 0
         self.bytes_sent = 0
@@ -266,12 +280,12 @@ class LosslessFeed:
         self.tiles_encoded = 0
         self.encode_ms = 0.0
 
-    def add(self, channel: Any) -> LosslessViewer:
+    def add(self, channel: Any, start_seq: int) -> LosslessViewer:
+        """A page's channel; its damage log starts after frame ``start_seq``."""
         viewer = LosslessViewer(channel, self.map.new_sent())
         self.viewers.add(viewer)
         channel.on("open", self._wake.set)
-        if self._seq is not None:
-            viewer.send(json.dumps({"t": "d", "seq": self._seq, "rects": []}))
+        viewer.send(json.dumps({"t": "start", "seq": start_seq}))
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="lossless")
         self._wake.set()
@@ -299,23 +313,16 @@ class LosslessFeed:
     def _take_damage(self, frame: Frame) -> None:
         if frame.seq == self._seq:
             return
-        entries = None if self._seq is None else self.slot.damage_log(self._seq)
         if self._seq is None:
-            self.map.note(frame.seq, None, 0.0)  # a new viewer's first refresh: at once
-        elif entries is None:
-            self.map.note(frame.seq, None, frame.captured_at)
+            self.map.note(frame.seq, None, 0.0)  # a first viewer's refresh: at once
         else:
-            for seq, rect in entries:
-                if seq <= frame.seq:
-                    self.map.note(seq, rect, frame.captured_at)
-            entries = [(s, r) for s, r in entries if s <= frame.seq]
-        if self._seq is not None:
-            text = json.dumps(damage_message(frame.seq, entries, self.width, self.height))
-            for viewer in self.viewers:
-                viewer.send(text)
-        else:
-            for viewer in self.viewers:
-                viewer.send(json.dumps({"t": "d", "seq": frame.seq, "rects": []}))
+            entries = self.slot.damage_log(self._seq)
+            if entries is None:
+                self.map.note(frame.seq, None, frame.captured_at)
+            else:
+                for seq, rect in entries:
+                    if seq <= frame.seq:
+                        self.map.note(seq, rect, frame.captured_at)
         self._seq = frame.seq
 
     async def _run(self) -> None:
@@ -357,6 +364,10 @@ class LosslessFeed:
             if later is not None:
                 wait = later if wait is None else min(wait, later)
             if not due.any():
+                if later is None and viewer.exact != frame.seq:
+                    # every cell it has is the latest: once painted, its screen is exact
+                    viewer.exact = frame.seq
+                    viewer.send(json.dumps({"t": "exact", "seq": frame.seq}))
                 continue
             rects = cells_to_rects(due, self.map.cell, self.width, self.height)
             viewer.sent[due] = frame.seq

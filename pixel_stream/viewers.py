@@ -162,14 +162,19 @@ class ViewerConnection:
         feed = self.session.lossless_feed()
         if feed is None or self.lossless is not None:
             return
-        viewer = self.lossless = feed.add(channel)
-        stamper = FrameStamper(self.pc.getSenders()[0])
+        slot = self.session.capture.slot
+        start = slot.latest.seq if slot.latest is not None else 0
+        viewer = self.lossless = feed.add(channel, start)
+        stamper = FrameStamper(self.pc.getSenders()[0], slot, start)
         video_feed = self.track._feed
 
         def on_frame(pts: int) -> None:
             seq = video_feed.seq_of_pts(pts) if video_feed is not None else None
             for message in stamper.frame_out(pts, seq):
                 viewer.send(json.dumps(message))
+            if stamper.lost:  # the page cleared what it could not check: send it all
+                stamper.lost = False
+                feed.resend(viewer, None)
             if stamper.failed:  # tiles could never be ordered: the page drops them
                 self.track.on_frame = None
                 feed.remove(viewer)

@@ -1,9 +1,14 @@
 // Build to lossless: exact PNG tiles of the settled screen painted over the video at 1:1.
 //
 // The server (pixel_stream/lossless.py) sends on the data channel "lossless":
-//   {t:"d", seq, rects:[[seq,x,y,w,h],...]}  damage of each captured frame, complete up to seq
-//   {t:"v", rtp, seq}                         the video frame with that RTP timestamp shows seq
+//   {t:"start", seq}                          the damage log starts after frame seq
+//   {t:"v", rtp, seq, known, rects}           the video frame with that RTP timestamp shows
+//                                             frame seq; rects: [[seq,x,y,w,h],...], damage
+//                                             of each captured frame, the log then complete
+//                                             up to frame `known`
 //   {t:"tile", id, seq, x, y, w, h, size, chunks} + `chunks` binary messages (the PNG)
+//   {t:"exact", seq}                          every tile for frame seq has been sent
+// `settled` is true once the canvas shows the latest known frame exactly.
 // The canvas holds disjoint records {x, y, w, h, seq}: areas painted from tile `seq`. When the
 // video presents frame V, every damage entry up to V clears the records older than it
 // (there the video is newer); a tile older than the presented video is cut where the video
@@ -53,6 +58,7 @@ export class Lossless {
     this.tile = null; this.parts = [];
     this.chain = Promise.resolve();
     this.stats = { tiles: 0, lastTileAt: null, cleared: 0, resends: 0 };
+    this.exactSeq = null;       // every tile up to this frame painted (server's "exact")
     if (this.canvas.width) this.ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
   }
 
@@ -81,17 +87,28 @@ export class Lossless {
     try { msg = JSON.parse(data); } catch (err) { return; }
     if (msg.t === "tile") {
       this.tile = msg; this.parts = [];
-    } else if (msg.t === "d") {
-      if (this.logFrom === null) this.logFrom = msg.seq;
-      for (const entry of msg.rects) if (entry[0] > this.logFrom) this.log.push(entry);
+    } else if (msg.t === "start") {
+      this.logFrom = msg.seq;
       this.knownSeq = Math.max(this.knownSeq, msg.seq);
-      if (this.wanted !== null && this.wanted <= this.knownSeq) this.present(this.wanted);
+    } else if (msg.t === "exact") {
+      this.chain = this.chain.then(() => { this.exactSeq = msg.seq; });
     } else if (msg.t === "v") {
+      if (this.logFrom === null) return;
+      for (const entry of msg.rects) if (entry[0] > this.logFrom) this.log.push(entry);
+      this.knownSeq = Math.max(this.knownSeq, msg.known);
+      if (this.wanted !== null && this.wanted <= this.knownSeq) this.present(this.wanted);
       this.rtpSeq.set(msg.rtp, msg.seq);
       if (this.rtpSeq.size > MAX_RTP) this.rtpSeq.delete(this.rtpSeq.keys().next().value);
       const waiting = this.pendingRtp.indexOf(msg.rtp);
       if (waiting >= 0) { this.pendingRtp.splice(waiting, 1); this.present(msg.seq); }
     }
+  }
+
+  // The canvas shows the latest known frame exactly everywhere: the server said every
+  // tile was sent, they are painted, and no damage came since.
+  get settled() {
+    return this.exactSeq !== null && this.exactSeq === this.knownSeq &&
+      this.canvas.width > 0 && this.records.length > 0;
   }
 
   // requestVideoFrameCallback: the frame with this RTP timestamp is on screen.

@@ -16,8 +16,8 @@ from pixel_stream.lossless import (
     DamageMap,
     FrameStamper,
     cells_to_rects,
-    damage_message,
     encode_tiles,
+    log_entries,
     tile_messages,
 )
 from pixel_stream.policy import PolicyError, SessionPolicy
@@ -104,9 +104,9 @@ def test_the_damage_log_lists_each_frame_and_says_when_it_is_lost():
     for seq in range(6, 80):
         slot.publish(frame(seq, 64, 64, fill=1, region=Rect(0, 0, 1, 1)))
     assert slot.damage_log(3) is None
-    assert damage_message(79, None, 64, 64) == {"t": "d", "seq": 79, "rects": [[79, 0, 0, 64, 64]]}
-    assert damage_message(9, [(8, Rect(0, 0, 0, 0)), (9, Rect(1, 2, 3, 4))], 64, 64)["rects"] \
-        == [[9, 1, 2, 3, 4]]
+    assert log_entries(None, 79, 64, 64) == [[79, 0, 0, 64, 64]]
+    assert log_entries([(8, Rect(0, 0, 0, 0)), (9, Rect(1, 2, 3, 4)), (10, Rect(0, 0, 1, 1))],
+                       9, 64, 64) == [[9, 1, 2, 3, 4]]
 
 
 class FakeSender:
@@ -114,26 +114,41 @@ class FakeSender:
         self._RTCRtpSender__rtp_timestamp = 0
 
 
-def test_frame_stamps_use_the_senders_rtp_origin_learnt_after_the_first_frame():
+def test_frame_stamps_carry_the_rtp_timestamp_and_the_damage_log_since_the_last_stamp():
+    slot = FrameSlot()
+    for seq in range(1, 6):
+        slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(seq, 0, 1, 1)))
     sender = FakeSender()
-    stamper = FrameStamper(sender)
-    assert stamper.frame_out(1000, 5) == []  # origin unknown until a frame went out
-    sender._RTCRtpSender__rtp_timestamp = (0xFFFFFF00 + 1000) & 0xFFFFFFFF
-    assert stamper.frame_out(4000, 6) == [
-        {"t": "v", "rtp": (0xFFFFFF00 + 1000) & 0xFFFFFFFF, "seq": 5},
-        {"t": "v", "rtp": (0xFFFFFF00 + 4000) & 0xFFFFFFFF, "seq": 6},  # wraps at 2**32
+    stamper = FrameStamper(sender, slot, start_seq=3)
+    assert stamper.frame_out(1000, 3) == []  # the page's log starts after 3: nothing new
+    assert stamper.frame_out(2000, 4) == []  # origin unknown until a frame went out
+    sender._RTCRtpSender__rtp_timestamp = (0xFFFFFF00 + 2000) & 0xFFFFFFFF
+    assert stamper.frame_out(4000, 5) == [
+        {"t": "v", "rtp": (0xFFFFFF00 + 2000) & 0xFFFFFFFF, "seq": 4, "known": 5,
+         "rects": [[4, 4, 0, 1, 1], [5, 5, 0, 1, 1]]},
+        {"t": "v", "rtp": (0xFFFFFF00 + 4000) & 0xFFFFFFFF, "seq": 5, "known": 5,
+         "rects": []},  # wraps at 2**32
     ]
     assert stamper.frame_out(5000, None) == []  # a frame the feed forgot: no stamp
-    assert stamper.frame_out(6000, 6) == []  # a heartbeat of a stamped picture
-    assert stamper.frame_out(7000, 7) == [{"t": "v", "rtp": (0xFFFFFF00 + 7000) & 0xFFFFFFFF,
-                                            "seq": 7}]
-    assert not stamper.failed
+    assert stamper.frame_out(6000, 5) == []  # a heartbeat of a stamped picture
+    slot.publish(frame(6, 64, 64, fill=6, region=Rect(0, 0, 0, 0)))
+    slot.publish(frame(7, 64, 64, fill=7, region=Rect(7, 7, 2, 2)))
+    assert stamper.frame_out(7000, 6) == [
+        {"t": "v", "rtp": (0xFFFFFF00 + 7000) & 0xFFFFFFFF, "seq": 6, "known": 6,
+         "rects": []}]  # damage after the stamped frame waits for its own stamp
+    assert not stamper.failed and not stamper.lost
+    for seq in range(8, 90):
+        slot.publish(frame(seq, 64, 64, fill=1, region=Rect(0, 0, 1, 1)))
+    out = stamper.frame_out(9000, 89)
+    assert out[0]["rects"] == [[89, 0, 0, 64, 64]] and stamper.lost  # the log was lost
 
 
 def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
-    stamper = FrameStamper(object())
-    for pts in range(4):
-        assert stamper.frame_out(pts * 3000, pts) == []
+    slot = FrameSlot()
+    stamper = FrameStamper(object(), slot, start_seq=0)
+    for seq in range(1, 5):
+        slot.publish(frame(seq, 64, 64, fill=seq))
+        assert stamper.frame_out(seq * 3000, seq) == []
     assert stamper.failed
 
 
@@ -159,40 +174,41 @@ ORDERING = """async (src) => {
   };
   const alpha = (x, y) => canvas.getContext('2d').getImageData(x, y, 1, 1).data[3];
   const out = {};
-  l.onMessage(JSON.stringify({t: 'd', seq: 10, rects: []}));
-  l.onMessage(JSON.stringify({t: 'v', rtp: 900, seq: 10}));
+  const v = (rtp, seq, known, rects) => l.onMessage(JSON.stringify({t: 'v', rtp, seq, known, rects}));
+  l.onMessage(JSON.stringify({t: 'start', seq: 9}));
+  v(900, 10, 10, [[10, 0, 0, 64, 32]]);
   l.onVideoFrame(900);
+  out.settled_before = l.settled;
   l.paint({seq: 10, x: 0, y: 0, w: 64, h: 32}, await solid(64, 32, '1,2,3'));
   out.painted = alpha(5, 5);
+  l.onMessage(JSON.stringify({t: 'exact', seq: 10}));
+  await l.chain;
+  out.settled = l.settled;
   // damage at 11 (x 0..8) is known, but the video has not shown frame 11: keep the tile
-  l.onMessage(JSON.stringify({t: 'd', seq: 11, rects: [[11, 0, 0, 8, 8]]}));
+  v(1000, 11, 11, [[11, 0, 0, 8, 8]]);
   out.kept_before_video = alpha(1, 1);
-  // a presented frame whose stamp comes later waits for it
+  out.settled_after_damage = l.settled;
   l.onVideoFrame(1000);
-  l.onVideoFrame(1050);  // a heartbeat, never stamped
-  out.kept_unstamped = alpha(1, 1);
-  l.onMessage(JSON.stringify({t: 'v', rtp: 1000, seq: 11}));
   out.cleared = alpha(1, 1); out.others_kept = alpha(20, 20);
-  // a tile older than the video is cut where the video shows later damage
-  l.onMessage(JSON.stringify({t: 'd', seq: 13, rects: [[12, 40, 0, 8, 8], [13, 50, 20, 4, 4]]}));
-  l.onMessage(JSON.stringify({t: 'v', rtp: 1100, seq: 12}));
+  // presented frames whose stamp comes later wait for it (a heartbeat is never stamped)
   l.onVideoFrame(1100);
+  l.onVideoFrame(1150);
+  out.kept_unstamped = alpha(41, 1);
+  v(1100, 12, 13, [[12, 40, 0, 8, 8], [13, 50, 20, 4, 4]]);
   out.cleared_12 = alpha(41, 1);
+  // a tile older than the video is cut where the video shows later damage
   l.paint({seq: 11, x: 0, y: 0, w: 48, h: 8}, await solid(48, 8, '4,5,6'));
   out.old_tile_painted = alpha(1, 1); out.old_tile_cut = alpha(41, 1);
   // a tile newer than the video survives the video catching up to an older frame
   l.paint({seq: 13, x: 48, y: 16, w: 16, h: 16}, await solid(16, 16, '7,8,9'));
-  l.onMessage(JSON.stringify({t: 'v', rtp: 1200, seq: 13}));
+  v(1200, 13, 13, []);
   l.onVideoFrame(1200);
   out.newer_kept = alpha(51, 21);
-  // a tile whose damage log is gone is not painted but asked for again
+  // a tile from before the damage log started is not painted but asked for again
   l.paint({seq: 2, x: 0, y: 0, w: 4, h: 4}, await solid(4, 4, '0,0,0'));
   out.resends = resends;
-  // damage known ahead of a frame: the frame waits for its damage log
-  l.onMessage(JSON.stringify({t: 'v', rtp: 1300, seq: 14}));
+  v(1300, 14, 14, [[14, 50, 20, 2, 2]]);
   l.onVideoFrame(1300);
-  out.waiting = l.wanted;
-  l.onMessage(JSON.stringify({t: 'd', seq: 14, rects: [[14, 50, 20, 2, 2]]}));
   out.cleared_14 = alpha(50, 20); out.presented = l.presented;
   return out;
 }"""
@@ -210,9 +226,10 @@ def test_the_page_orders_tiles_against_video_frames():
         finally:
             browser.close()
     assert out == {
-        "painted": 255, "kept_before_video": 255, "kept_unstamped": 255, "cleared": 0,
-        "others_kept": 255, "cleared_12": 0, "old_tile_painted": 255, "old_tile_cut": 0,
-        "newer_kept": 255, "resends": [{"x": 0, "y": 0, "w": 4, "h": 4}], "waiting": 14,
+        "settled_before": False, "painted": 255, "settled": True,
+        "kept_before_video": 255, "settled_after_damage": False, "cleared": 0,
+        "others_kept": 255, "kept_unstamped": 255, "cleared_12": 0, "old_tile_painted": 255,
+        "old_tile_cut": 0, "newer_kept": 255, "resends": [{"x": 0, "y": 0, "w": 4, "h": 4}],
         "cleared_14": 0, "presented": 14,
     }
 

@@ -25,6 +25,8 @@ def test_a_settled_screen_is_pixel_identical_and_the_title_is_there_from_the_sta
         assert window.page.title() == TITLE
         ms, diff = window.wait_identical(time.monotonic(), timeout=15)
         assert diff == 0, f"{diff} pixels of the receiver differ after connecting"
+        # the page knows it: what an episode waits for before the first observation
+        window.page.wait_for_function("() => pixelStream.lossless.settled", timeout=5000)
         cover_screen(display.name)
         ms, diff = window.wait_identical(time.monotonic(), timeout=15)
         assert diff == 0, f"{diff} pixels differ after a whole-screen repaint"
