@@ -18,7 +18,7 @@ import contextlib
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -183,9 +183,10 @@ def published_input(display_name: str) -> Iterator[InputInjector]:
         injector.close()
 
 
-def cover_screen(display_name: str, colour: int = 0x3366CC, seconds: float = 0.3) -> None:
+def cover_screen(display_name: str, colour: int = 0x3366CC, seconds: float = 0.3,
+                 before_removal: Callable[[], Any] | None = None) -> Any:
     """A whole-screen repaint: a screen-sized window shows for a moment, then everything
-    under it is drawn again."""
+    under it is drawn again. Returns what ``before_removal`` returned."""
     from Xlib import X
     from Xlib import display as xdisplay
 
@@ -198,33 +199,52 @@ def cover_screen(display_name: str, colour: int = 0x3366CC, seconds: float = 0.3
         window.map()
         conn.sync()
         time.sleep(seconds)
+        result = before_removal() if before_removal is not None else None
         window.unmap()
         window.destroy()
         conn.sync()
+        return result
     finally:
         conn.close()
 
 
-def _changes(board: Any, injector: InputInjector, published: str,
-             trials: int) -> Iterator[str]:
+def _changes(board: Any, injector: InputInjector, published: str, grab: Callable[[], Any],
+             trials: int) -> Iterator[tuple[str, np.ndarray]]:
     """Changes of the PatchBoard app, a whole-screen repaint every third; yields the kind
-    right after the last input of the change."""
+    and the published picture just before the change's last input."""
     from pixel_stream.keys import parse_combo
 
     for trial in range(trials):
         if trial % 3 == 0:
-            cover_screen(published)
-            yield "whole_screen"
+            yield "whole_screen", cover_screen(published, before_removal=grab)
         elif trial % 3 == 1:
             injector.move(*board.center("entry"))
             injector.click()
+            injector.press_combo(parse_combo("ctrl+a"))
+            before = grab()
             injector.type_text(f"lossless {trial}")
-            yield "typing"
+            yield "typing", before
         else:
+            before = grab()
             injector.move(*board.center("patch"))
             injector.click()
-            injector.press_combo(parse_combo("ctrl+a"))
-            yield "patch"
+            yield "patch", before
+
+
+def wait_published_change(grab: Callable[[], np.ndarray], before: np.ndarray,
+                          still_s: float = 0.05, timeout: float = 5.0) -> float:
+    """When the published screen took its new picture: it differs from ``before`` and has
+    not changed for ``still_s`` since (monotonic time of the first grab showing it)."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        picture, now = grab(), time.monotonic()
+        if last is None or not np.array_equal(picture, last):
+            last, since = picture, now
+        if not np.array_equal(picture, before) and now - since >= still_s:
+            return since
+        time.sleep(0.005)
+    return since
 
 
 # Figures for pixel_stream.bench: (op, limit) as in its TARGETS.
@@ -249,16 +269,19 @@ def bench_lossless(url: str, published: str, board: Any, trials: int = 6,
                    settle_timeout: float = 10.0, playwright: Any = None) -> dict[str, Any]:
     """Time to lossless and settled identity over ``trials`` changes of the PatchBoard app."""
     times: list[float] = []
+    per_trial: list[float | None] = []
     diffs: list[int] = []
     kinds: list[str] = []
     with ReceiverWindow(url, published, playwright=playwright) as window, \
             published_input(published) as injector:
         first_ms, first_diff = window.wait_identical(time.monotonic(), settle_timeout)
-        for kind in _changes(board, injector, published, trials):
-            last_change = time.monotonic()
-            ms, diff = window.wait_identical(last_change, settle_timeout)
+        grab = window.published.grab
+        for kind, before in _changes(board, injector, published, grab, trials):
+            changed_at = wait_published_change(grab, before)
+            ms, diff = window.wait_identical(changed_at, settle_timeout)
             kinds.append(kind)
             diffs.append(diff)
+            per_trial.append(None if ms is None else round(ms, 1))
             if ms is not None:
                 times.append(ms)
     return {
@@ -269,6 +292,7 @@ def bench_lossless(url: str, published: str, board: Any, trials: int = 6,
         "lossless_trials": len(kinds),
         "lossless_delay_ms": round(SessionPolicy().lossless_delay_s * 1000),
         "lossless_trial_kinds": kinds,
+        "lossless_trial_ms": per_trial,
         "settled_identical": first_diff == 0 and all(d == 0 for d in diffs),
         "settled_diff_pixels": max([first_diff, *diffs]),
     }

@@ -277,6 +277,7 @@ class LosslessFeed:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="lossless")
         self._ids = itertools.count(1)
         self._cache: tuple[int, dict[Rect, bytes]] = (-1, {})
+        self._sending: set[asyncio.Task] = set()  # held: the loop keeps only weak references
         self.tiles_encoded = 0
         self.encode_ms = 0.0
 
@@ -303,11 +304,12 @@ class LosslessFeed:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-        self._pool.shutdown(wait=False)
+        for pending in [task, *self._sending]:
+            if pending is not None:
+                pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending
+        await asyncio.to_thread(self._pool.shutdown, True)
 
     # -- the task ----------------------------------------------------------------------
     def _take_damage(self, frame: Frame) -> None:
@@ -372,7 +374,9 @@ class LosslessFeed:
             rects = cells_to_rects(due, self.map.cell, self.width, self.height)
             viewer.sent[due] = frame.seq
             viewer.busy = True
-            asyncio.ensure_future(self._send(viewer, frame, rects))
+            task = asyncio.ensure_future(self._send(viewer, frame, rects))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
         return wait
 
     async def _encode(self, frame: Frame, rects: list[Rect]) -> list[bytes]:
@@ -392,8 +396,9 @@ class LosslessFeed:
 
     async def _send(self, viewer: LosslessViewer, frame: Frame, rects: list[Rect]) -> None:
         try:
-            datas = await self._encode(frame, rects)
-            for rect, data in zip(rects, datas, strict=True):
+            for rect in rects:
+                # one tile at a time: the first is on its way while the next is encoded
+                data = (await self._encode(frame, [rect]))[0]
                 for message in tile_messages(next(self._ids), frame.seq, rect, data):
                     await viewer.drain()
                     if not viewer.open:

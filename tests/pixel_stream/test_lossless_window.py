@@ -4,6 +4,7 @@ stops changing, the receiver's region of the workstation display equals the publ
 display's framebuffer pixel for pixel (H.264 alone never does), after connecting, after a
 whole-screen repaint and after typing. The window has its title from the page itself."""
 
+import threading
 import time
 from urllib.parse import quote
 
@@ -40,3 +41,5 @@ def test_a_settled_screen_is_pixel_identical_and_the_title_is_there_from_the_sta
             keys.close()
         ms, diff = window.wait_identical(time.monotonic(), timeout=15)
         assert diff == 0, f"{diff} pixels differ after typing"
+    # the tile encoder's thread ends with the session
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("lossless")]
