@@ -5,6 +5,8 @@
 // local clipboard, and dropped files go nowhere. The server enforces the same; the page
 // additionally runs under a Permissions-Policy that denies it clipboard access.
 
+import { Lossless } from "./lossless.js";
+
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || "";
 const forcedViewOnly = params.get("view_only") === "1";
@@ -15,6 +17,11 @@ const storedId = sessionStorage.getItem("pixelStreamClientId");
 const clientId = params.get("client_id") || storedId || "";
 
 const video = document.getElementById("screen");
+const lossless = new Lossless(document.getElementById("tiles"), (rect) => {
+  if (state.lossless && state.lossless.readyState === "open") {
+    state.lossless.send(JSON.stringify({ t: "resend", ...rect }));
+  }
+});
 const ui = {
   state: document.getElementById("state"),
   role: document.getElementById("role"),
@@ -28,11 +35,11 @@ if (!showStats) { ui.latency.hidden = true; ui.codec.hidden = true; }
 
 const state = {
   ws: null, pc: null, channel: null, role: "viewer", clientId: clientId,
-  rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
+  lossless: null, rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
   timeline: {},  // performance.now() of each connection stage, for diagnostics
 };
 const mark = (name) => { if (!(name in state.timeline)) state.timeline[name] = performance.now(); };
-window.pixelStream = { state, video, send, connect };
+window.pixelStream = { state, video, send, connect, lossless };
 
 function setPill(el, text, cls) {
   el.textContent = text;
@@ -93,6 +100,16 @@ async function connect() {
   state.channel = channel;
   channel.onmessage = (e) => onChannelMessage(e.data);
   channel.onopen = () => setRole(state.role);
+  // Exact tiles need the RTP timestamp of each presented frame to be ordered against the
+  // video (requestVideoFrameCallback); without it the page shows the video only.
+  lossless.reset();
+  if ("requestVideoFrameCallback" in video) {
+    const tiles = pc.createDataChannel("lossless", { ordered: true });
+    tiles.binaryType = "arraybuffer";
+    tiles.onmessage = (e) => lossless.onMessage(e.data);
+    tiles.onclose = () => { if (state.lossless === tiles) lossless.reset(); };
+    state.lossless = tiles;
+  }
   pc.ontrack = (e) => {
     const receiver = e.receiver;
     // Show frames as soon as they are decoded: no extra playout delay.
@@ -101,6 +118,18 @@ async function connect() {
     video.srcObject = e.streams[0] || new MediaStream([e.track]);
     if ("requestVideoFrameCallback" in video) {
       video.requestVideoFrameCallback(() => mark("first_frame_presented"));
+      const onFrame = (now, meta) => {
+        if (state.pc !== pc) return;
+        if (typeof meta.rtpTimestamp !== "number") {
+          // no way to order tiles against frames: no tiles at all
+          if (state.lossless) { state.lossless.close(); state.lossless = null; }
+          lossless.reset();
+          return;
+        }
+        lossless.onVideoFrame(meta.rtpTimestamp);
+        video.requestVideoFrameCallback(onFrame);
+      };
+      video.requestVideoFrameCallback(onFrame);
     }
   };
   pc.onconnectionstatechange = () => {
@@ -154,7 +183,8 @@ async function connect() {
 
 function teardown() {
   if (state.pc) { try { state.pc.close(); } catch (err) { /* already closed */ } }
-  state.pc = null; state.channel = null;
+  state.pc = null; state.channel = null; state.lossless = null;
+  lossless.reset();
 }
 
 function onChannelMessage(data) {
@@ -178,6 +208,10 @@ function fitOneToOne() {
   const dpr = window.devicePixelRatio || 1;
   video.style.width = `${video.videoWidth / dpr}px`;
   video.style.height = `${video.videoHeight / dpr}px`;
+  const tiles = lossless.canvas;
+  tiles.style.width = video.style.width;
+  tiles.style.height = video.style.height;
+  lossless.resize(video.videoWidth, video.videoHeight);
 }
 video.addEventListener("loadedmetadata", () => { mark("first_frame"); fitOneToOne(); });
 video.addEventListener("resize", fitOneToOne);
