@@ -9,7 +9,7 @@ runs at the end of ``Episode.start()`` and ``Episode.reset()``:
    desktop-EHR task, the browser otherwise;
 2. every Citrix Workspace window shows its published app's current picture exactly: the
    receiver page has drawn the lossless refresh of the newest frame the app's display
-   captured (``window.pixelStream.settledSeq()`` on the page, see docs/pixel-stream.md),
+   captured (``pixelStream.lossless`` on the page, see docs/pixel-stream.md),
    and the app's own display is quiet;
 3. then nothing on the workstation changed for ``QUIET_MS``.
 
@@ -34,8 +34,8 @@ TIMEOUT_S = 15.0
 RECEIVER_SHOWS = """seq => {
   const s = window.pixelStream;
   if (!s || !s.video || s.video.readyState < 2 || !s.video.videoWidth) return false;
-  if (typeof s.settledSeq !== "function") return true;
-  return s.settledSeq() >= seq;
+  if (!s.lossless || !s.state.lossless) return true;  // a browser without exact tiles
+  return s.lossless.settled && s.lossless.exactSeq >= seq;
 }"""
 
 
@@ -52,11 +52,10 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
         # the window the task starts in is the active one (its taskbar button lit), however
         # the browser's and the Citrix window's start-ups interleaved
         from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS
-        from episodes.workstation import activate_window
 
         front = RECEIVER_CLASS if receiver is not None else BROWSER_CLASS
         has_front = receiver is not None or getattr(workstation, "context", None) is not None
-        if has_front and not await asyncio.to_thread(activate_window, episode.display.name, front):
+        if has_front and not await _bring_to_front(episode.display.name, front, deadline):
             report["timed_out"].append(f"activating {front}")
     for system, app in episode.apps.items():
         session = getattr(app, "session", None)
@@ -82,6 +81,25 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                     getattr(episode, "episode_id", "?"), timeout_s,
                     ", ".join(report["timed_out"]))
     return report
+
+
+async def _bring_to_front(display_name: str, wm_class: str, deadline: float) -> bool:
+    """Activate the window of ``wm_class`` and wait until the taskbar shows its button
+    pressed (the taskbar repaints after the window manager's change, on its own time)."""
+    from episodes.taskbar import taskbar_state
+    from episodes.workstation import activate_window
+
+    if not await asyncio.to_thread(activate_window, display_name, wm_class):
+        return False
+    while True:
+        state = await asyncio.to_thread(taskbar_state, display_name)
+        if state.active_class == wm_class and state.lit_class == wm_class:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        if state.active_class != wm_class:
+            await asyncio.to_thread(activate_window, display_name, wm_class)
+        await asyncio.sleep(0.02)
 
 
 async def _receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:

@@ -154,7 +154,8 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
         for win_id, button in buttons.items():
             top_left = button.mapToGlobal(button.rect().topLeft())
             layout_of.append({"window": win_id, "box": [top_left.x(), top_left.y(),
-                                                        button.width(), button.height()]})
+                                                        button.width(), button.height()],
+                              "lit": button.isChecked()})
         value = json.dumps(layout_of).encode()
         if value != published["value"]:
             published["value"] = value
@@ -200,6 +201,7 @@ class TaskbarState:
     active_class: str | None
     buttons: dict[str, tuple[int, int, int, int]]  # WM_CLASS -> taskbar button box
     active_title: str | None = None  # e.g. "Open File" while the file chooser is up
+    lit_class: str | None = None  # the window whose button the taskbar shows pressed
 
 
 def taskbar_state(display_name: str) -> TaskbarState:
@@ -228,6 +230,7 @@ def taskbar_state(display_name: str) -> TaskbarState:
             except Exception:  # noqa: BLE001 - the window went away meanwhile
                 active_class = None
         buttons: dict[str, tuple[int, int, int, int]] = {}
+        lit_class = None
         prop = root.get_full_property(conn.intern_atom(BUTTONS_PROPERTY),
                                       X.AnyPropertyType)
         value = prop.value if prop is not None else b"[]"
@@ -239,7 +242,9 @@ def taskbar_state(display_name: str) -> TaskbarState:
                 continue
             if cls:
                 buttons.setdefault(cls[1], tuple(entry["box"]))
-        return TaskbarState(active_class, buttons, active_title)
+                if entry.get("lit"):
+                    lit_class = cls[1]
+        return TaskbarState(active_class, buttons, active_title, lit_class)
     finally:
         conn.close()
 

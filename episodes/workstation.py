@@ -317,18 +317,7 @@ class Workstation:
              f"--class={RECEIVER_CLASS}", "--autoplay-policy=no-user-gesture-required"],
             [RECEIVER_HOST], "about:blank")
         self.receiver.on("close", lambda _ctx: self._crashed("the Citrix Workspace window"))
-        page = self.receiver.pages[0]
-        page.on("load", lambda _page: asyncio.ensure_future(self._title_receiver()))
-        await page.wait_for_load_state("domcontentloaded")
-        await self._title_receiver()
-
-    async def _title_receiver(self) -> None:
-        """The window title a Citrix user sees (the session page calls itself otherwise)."""
-        try:
-            await self.receiver_page.evaluate("t => { document.title = t; }",
-                                              self.receiver_title)
-        except Exception:  # noqa: BLE001 - closing or navigating
-            pass
+        await self.receiver_page.wait_for_load_state("domcontentloaded")
 
     def _tab_browser_closed(self) -> None:
         self._browser_exited = True
