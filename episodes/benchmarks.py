@@ -277,7 +277,8 @@ def footprint_bench(workdir: Path, quick: bool, kinds: list[str] | None = None
     return results
 
 
-def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int) -> dict[str, Any]:
+def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int,
+                  in_process: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for kind, candidates in (("browser", BROWSER_TASKS), ("desktop", DESKTOP_TASKS)):
         spec = pick_task(candidates)
@@ -293,7 +294,7 @@ def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int) -> dict[
     if spec is not None:
         _say("episodes: concurrency")
         results["concurrency"] = asyncio.run(bench_capacity.concurrency(
-            spec, workdir, 10 if quick else 20))
+            spec, workdir, 10 if quick else 20, in_process))
     if not quick:
         _say(f"episodes: bench --agent gold --tasks all --parallel {parallel}")
         results["gold_all"] = asyncio.run(_gold_all(workdir, parallel))
@@ -305,8 +306,10 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(figure, value, target) for the table."""
     rows: list[tuple[str, Any, Any]] = []
     ep = results.get("episodes", {})
-    for kind in ("desktop", "browser") if ep else ():
-        entry = ep.get(kind, {})
+    for kind in ("desktop", "browser"):
+        if kind not in ep:
+            continue
+        entry = ep[kind]
         if "skipped" in entry:
             rows.append((f"{kind} episodes", entry["skipped"], ""))
             continue
@@ -391,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
                              "part's ceiling alone) run only when named")
     parser.add_argument("--kinds", choices=("browser", "desktop"), action="append",
                         help="--only footprint: these kinds of episode only (both)")
+    parser.add_argument("--concurrency-in-process", action="store_true",
+                        help="run the concurrent episodes in this one process (as the hub "
+                             "does) rather than one process each (as `bench` does)")
     parser.add_argument("--load-starts", type=int, default=20,
                         help="starts measured by --only starts (20)")
     parser.add_argument("--load-others", type=int, default=3,
@@ -412,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
             _say("desktop client: cold start, sign latency, memory")
             results["desktop_client"] = desktop_client_bench(3 if args.quick else 5)
         if "episodes" in parts:
-            results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel)
+            results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel,
+                                                args.concurrency_in_process)
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)
@@ -421,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
             if spec is not None:
                 _say("episodes: concurrency")
                 results.setdefault("episodes", {})["concurrency"] = asyncio.run(
-                    bench_capacity.concurrency(spec, workdir, 10 if args.quick else 20))
+                    bench_capacity.concurrency(spec, workdir, 10 if args.quick else 20,
+                                               args.concurrency_in_process))
         if "footprint" in parts and args.only:
             results["footprint"] = footprint_bench(workdir, args.quick, args.kinds)
         if "starts" in parts and args.only:
