@@ -2,8 +2,10 @@
 
 Every process of an episode (``Episode.process_ids()`` plus the Playwright driver, which is
 a child of the process that runs the episode) is read from ``/proc``: CPU-seconds from
-``stat`` (user + system), memory from ``smaps_rollup`` (PSS, which shares a library's pages
-among the processes that map it, so the kinds add up; RSS beside it). The process that
+``stat`` (user + system), memory from ``smaps_rollup``: PSS (a shared page is split among
+the processes that map it, so the kinds add up; it moves with whatever else on the machine
+maps the same libraries, e.g. other episodes' Chromium), USS (private pages: what ending the
+process frees, steadier for before/after) and RSS. The process that
 runs the episode (the pixel sessions' capture, server and encoders, the Playwright client)
 is split by thread (``/proc/self/task``) using Python's thread names, so the bench's own
 agent threads are counted apart and not charged to the episode.
@@ -144,6 +146,7 @@ class ProcSample:
     cpu_s: float
     pss_kb: int
     rss_kb: int
+    uss_kb: int = 0  # private pages: what ending the process gives back
 
 
 def _cpu_s(stat_text: str) -> float:
@@ -151,19 +154,19 @@ def _cpu_s(stat_text: str) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def _rollup(pid: int | str) -> tuple[int, int]:
-    """(PSS, RSS) in kB from ``smaps_rollup`` ((0, 0) when unreadable)."""
-    pss = rss = 0
+def _rollup(pid: int | str) -> tuple[int, int, int]:
+    """(PSS, RSS, USS) in kB from ``smaps_rollup`` (zeros when unreadable)."""
+    values = {"Pss:": 0, "Rss:": 0, "Private_Clean:": 0, "Private_Dirty:": 0}
     try:
         text = Path(f"/proc/{pid}/smaps_rollup").read_text()
     except OSError:
-        return 0, 0
+        return 0, 0, 0
     for line in text.splitlines():
-        if line.startswith("Pss:"):
-            pss = int(line.split()[1])
-        elif line.startswith("Rss:"):
-            rss = int(line.split()[1])
-    return pss, rss
+        key, _, rest = line.partition(" ")
+        if key in values:
+            values[key] = int(rest.split()[0])
+    return (values["Pss:"], values["Rss:"],
+            values["Private_Clean:"] + values["Private_Dirty:"])
 
 
 def sample(pid: int) -> ProcSample | None:
@@ -176,10 +179,10 @@ def sample(pid: int) -> ProcSample | None:
     except OSError:
         return None
     argv = [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-    pss, rss = _rollup(pid)
+    pss, rss, uss = _rollup(pid)
     if pid == os.getpid():
-        return ProcSample(HOST, 0.0, pss, rss)
-    return ProcSample(classify(argv, comm), _cpu_s(stat), pss, rss)
+        return ProcSample(HOST, 0.0, pss, rss, uss)
+    return ProcSample(classify(argv, comm), _cpu_s(stat), pss, rss, uss)
 
 
 def host_threads() -> dict[str, float]:
@@ -226,12 +229,13 @@ def summarize(before: Mapping[int, ProcSample], after: Mapping[int, ProcSample],
     kinds: dict[str, dict[str, Any]] = {}
     for pid, end in after.items():
         row = kinds.setdefault(end.kind, {"processes": 0, "cpu_s": 0.0, "pss_kb": 0,
-                                          "rss_kb": 0})
+                                          "rss_kb": 0, "uss_kb": 0})
         start = before.get(pid)
         row["processes"] += 1
         row["cpu_s"] += end.cpu_s - (start.cpu_s if start else 0.0)
         row["pss_kb"] += end.pss_kb
         row["rss_kb"] += end.rss_kb
+        row["uss_kb"] += end.uss_kb
     for part, cpu in threads_after.items():
         row = kinds.setdefault(f"host: {part}", {"processes": 0, "cpu_s": 0.0})
         row["cpu_s"] += cpu - threads_before.get(part, 0.0)
@@ -243,11 +247,13 @@ def summarize(before: Mapping[int, ProcSample], after: Mapping[int, ProcSample],
         if "pss_kb" in row:
             entry["pss_mb"] = round(row["pss_kb"] / 1024, 1)
             entry["rss_mb"] = round(row["rss_kb"] / 1024, 1)
+            entry["uss_mb"] = round(row["uss_kb"] / 1024, 1)
         table[kind] = entry
     episode_cpu = sum(r["cpu_s"] for k, r in table.items() if not k.startswith("host: agent"))
     return {"seconds": round(seconds, 2), "by_kind": table,
             "episode_cpu_pct": round(100 * episode_cpu / seconds, 2),
             "episode_pss_mb": round(sum(r.get("pss_mb", 0.0) for r in table.values()), 1),
+            "episode_uss_mb": round(sum(r.get("uss_mb", 0.0) for r in table.values()), 1),
             "processes": sum(r["processes"] for r in table.values())}
 
 
@@ -279,9 +285,12 @@ class Window:
 
 def format_table(title: str, result: Mapping[str, Any]) -> str:
     lines = [f"{title} ({result['seconds']} s): episode CPU {result['episode_cpu_pct']} % of "
-             f"a core, PSS {result['episode_pss_mb']} MB, {result['processes']} processes",
-             f"  {'kind':52} {'n':>3} {'CPU %':>7} {'CPU s':>7} {'PSS MB':>7} {'RSS MB':>7}"]
+             f"a core, PSS {result['episode_pss_mb']} MB, USS {result['episode_uss_mb']} MB, "
+             f"{result['processes']} processes",
+             f"  {'kind':52} {'n':>3} {'CPU %':>7} {'CPU s':>7} {'PSS MB':>7} {'USS MB':>7} "
+             f"{'RSS MB':>7}"]
     for kind, row in result["by_kind"].items():
         lines.append(f"  {kind:52} {row['processes']:>3} {row['cpu_pct']:>7} "
-                     f"{row['cpu_s']:>7} {row.get('pss_mb', ''):>7} {row.get('rss_mb', ''):>7}")
+                     f"{row['cpu_s']:>7} {row.get('pss_mb', ''):>7} {row.get('uss_mb', ''):>7} "
+                     f"{row.get('rss_mb', ''):>7}")
     return "\n".join(lines)

@@ -172,8 +172,8 @@ def test_footprint_sums_a_window_by_kind_and_leaves_the_agent_out():
     sample = footprint.ProcSample
     before = {1: sample("chromium renderer", 1.0, 0, 0), 2: sample("chromium renderer", 2.0, 0, 0),
               3: sample("Xvfb", 5.0, 0, 0)}
-    after = {1: sample("chromium renderer", 1.5, 10_240, 20_480),
-             2: sample("chromium renderer", 2.5, 10_240, 20_480),
+    after = {1: sample("chromium renderer", 1.5, 10_240, 20_480, 4_096),
+             2: sample("chromium renderer", 2.5, 10_240, 20_480, 4_096),
              3: sample("Xvfb", 5.25, 5_120, 8_192),
              4: sample("portal_web", 0.25, 1_024, 2_048)}  # started within the window
     result = footprint.summarize(before, after, {"pixel capture": 1.0, "agent (bench, not "
@@ -182,7 +182,7 @@ def test_footprint_sums_a_window_by_kind_and_leaves_the_agent_out():
                                  seconds=2.0)
     table = result["by_kind"]
     assert table["chromium renderer"] == {"processes": 2, "cpu_s": 1.0, "cpu_pct": 50.0,
-                                          "pss_mb": 20.0, "rss_mb": 40.0}
+                                          "pss_mb": 20.0, "rss_mb": 40.0, "uss_mb": 8.0}
     assert table["Xvfb"]["cpu_s"] == 0.25 and table["portal_web"]["cpu_s"] == 0.25
     assert table["host: pixel capture"]["cpu_s"] == 0.5
     assert table["host: agent (bench, not the episode)"]["cpu_s"] == 2.0
@@ -194,7 +194,8 @@ def test_footprint_sums_a_window_by_kind_and_leaves_the_agent_out():
 
 def test_footprint_reads_this_process_as_the_host_and_its_threads():
     own = footprint.sample(os.getpid())
-    assert own is not None and own.kind == footprint.HOST and own.pss_kb > 0
+    assert own is not None and own.kind == footprint.HOST
+    assert own.rss_kb >= own.pss_kb >= own.uss_kb > 0
     done = threading.Event()
     worker = threading.Thread(target=lambda: done.wait(5), name="capture:99")
     worker.start()
