@@ -337,9 +337,9 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     for kind, entry in results.get("footprint", {}).items():
         for window in ("idle", "acting"):
             if isinstance(entry, dict) and window in entry:
-                rows.append((f"one {kind} episode {window}: CPU % of a core / PSS MB",
+                rows.append((f"one {kind} episode {window}: CPU % of a core / USS MB",
                              entry[window]["episode_cpu_pct"],
-                             f"{entry[window]['episode_pss_mb']} MB"))
+                             f"{entry[window]['episode_uss_mb']} MB"))
     load = results.get("starts_under_load")
     if load:
         rows.append((f"episode starts with {load.get('others')} others running",

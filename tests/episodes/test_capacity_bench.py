@@ -190,6 +190,9 @@ def test_footprint_sums_a_window_by_kind_and_leaves_the_agent_out():
     assert result["episode_pss_mb"] == 26.0 and result["processes"] == 4
     assert list(table)[0] == "host: agent (bench, not the episode)"  # by CPU, largest first
     assert "chromium renderer" in footprint.format_table("idle", result)
+    rows = {name: (value, target) for name, value, target in summary_rows(
+        {"footprint": {"browser": {"task": "ord-01", "idle": result}}})}
+    assert rows["one browser episode idle: CPU % of a core / USS MB"] == (100.0, "8.0 MB")
 
 
 def test_footprint_reads_this_process_as_the_host_and_its_threads():
