@@ -14,10 +14,14 @@
    (:mod:`episodes.bench_capacity`);
 4. ray: the Ray backend's dispatch overhead per episode, against the local backend, on the
    same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed;
-5. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
+5. identity: fresh episodes of every desktop-EHR task (``--quick``: one per persona) give
+   the agent the same first screenshot, and the Citrix window equals the published app's
+   framebuffer (:mod:`episodes.bench_identity`);
+6. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
    episodes running beside them;
-6. ``--only footprint``: one episode of each kind (``--kinds``), its processes' CPU and
-   memory (PSS) by kind of process, idle and while an agent acts (:mod:`episodes.footprint`).
+7. ``--only footprint``: one episode of each kind (``--kinds``), its processes' CPU and
+   memory (PSS, USS, RSS) by kind of process, idle and while an agent acts
+   (:mod:`episodes.footprint`); ``--only concurrency``: the episodes part's ceiling alone.
 
 Prints a table and writes everything as JSON to ``bench/results.json``. Targets (issue 5):
 reset <= 1.5 s desktop and <= 3 s browser; cold start <= 5 s desktop and <= 8 s browser.
@@ -247,6 +251,18 @@ async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
             **summarize(rows)}
 
 
+def identity(workdir: Path, runs: int, quick: bool, keep_dir: Path) -> dict[str, Any]:
+    from episodes.bench_identity import identity_bench
+    from episodes.config import DESKTOP_SYSTEMS
+
+    specs = [s for s in load_catalog() if set(s.systems) & set(DESKTOP_SYSTEMS)]
+    if quick:  # one task per persona
+        specs = [next(s for s in specs if system in s.systems)
+                 for system in DESKTOP_SYSTEMS if any(system in s.systems for s in specs)]
+    _say(f"identity: {runs} fresh episodes of {len(specs)} desktop task(s), first screens")
+    return asyncio.run(identity_bench(specs, runs, workdir, keep_dir, say=_say))
+
+
 def start_load_bench(workdir: Path, runs: int, others: int) -> dict[str, Any]:
     spec = pick_task(BROWSER_TASKS)
     if spec is None:
@@ -349,6 +365,12 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     if gold:
         rows.append(("bench --agent gold --tasks all, wall s", gold["wall_s"],
                      f"mean score {gold.get('mean_score')}"))
+    ident = results.get("identity")
+    if ident:
+        rows.append((f"desktop tasks with one first screen in {ident['runs_per_task']} fresh "
+                     "episodes", f"{ident['tasks_identical']}/{ident['tasks_total']}", "all"))
+        rows.append(("desktop tasks whose Citrix window = app framebuffer",
+                     f"{ident['tasks_citrix_exact']}/{ident['tasks_total']}", "all"))
     rows += ray_summary_rows(results.get("ray", {}))
     ver = results.get("verifier", {})
     if "total_s" in ver:
@@ -382,11 +404,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m episodes.benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help="5 runs, fewer concurrent episodes, no gold-all bench")
+                        help="5 runs, 10 screenshots an agent a concurrency round, no gold-all bench")
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
     parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray",
-                                           "starts", "footprint", "concurrency"),
+                                           "identity", "starts", "footprint", "concurrency"),
                         action="append",
                         help="run only these parts (repeatable); 'starts' (start success "
                              "with other episodes running), 'footprint' (one episode's "
@@ -401,9 +423,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="starts measured by --only starts (20)")
     parser.add_argument("--load-others", type=int, default=3,
                         help="episodes running beside them (3)")
+    parser.add_argument("--identity-runs", type=int,
+                        help="fresh episodes per task of the identity bench (5; 3 --quick)")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"))
     args = parser.parse_args(argv)
-    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray"))
+    parts = set(args.only or ("pixel", "verifier", "desktop", "episodes", "ray", "identity"))
     runs = args.runs or (5 if args.quick else 20)
     results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="ehr-bench-") as tmp:
@@ -423,6 +447,9 @@ def main(argv: list[str] | None = None) -> int:
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)
+        if "identity" in parts:
+            results["identity"] = identity(workdir, args.identity_runs or (3 if args.quick else 5),
+                                           args.quick, args.out.parent / "identity")
         if "concurrency" in parts and args.only and "episodes" not in parts:
             spec = pick_task(BROWSER_TASKS)
             if spec is not None:

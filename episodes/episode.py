@@ -57,6 +57,7 @@ from episodes.run_files import (
     prepare_run_dir,
     reset_files_and_stores,
 )
+from episodes.settle import settle_workstation
 from episodes.workstation import Workstation, task_sites, task_tabs
 from sandbox.catalog import TaskSpec
 from sandbox.clock import SharedClock
@@ -85,6 +86,8 @@ class Episode:
         self.started_at: float | None = None
         self.ready_s: float | None = None
         self.last_reset_s: float | None = None
+        self.last_reset_settled_s: float | None = None  # until the screen settled
+        self.settled: dict[str, Any] = {}  # what the last settle waited for
         self.attempt = 1
         self.agent = agent  # who works on it (the results' ``agent``)
         self.portal: Any = None
@@ -135,7 +138,8 @@ class Episode:
             "variant": self.variant, "status": self.status, "failure": self.failure,
             "run_dir": str(self.run_dir), "attempt": self.attempt,
             "ready_s": self.ready_s, "last_reset_s": self.last_reset_s,
-            "start_timings": dict(self.timings),
+            "last_reset_settled_s": self.last_reset_settled_s,
+            "start_timings": dict(self.timings), "settled": dict(self.settled),
         }
 
     def _set_status(self, status: Status) -> None:
@@ -154,7 +158,7 @@ class Episode:
         self._set_status("starting")
         self._t0 = time.monotonic()
         try:
-            await asyncio.wait_for(self._start_processes(), self.config.start_timeout_s)
+            await asyncio.wait_for(self._start_and_settle(), self.config.start_timeout_s)
         except BaseException as exc:
             reason = self.failure or _describe_error(exc)
             await self.stop()
@@ -168,6 +172,13 @@ class Episode:
         self._watchdog = asyncio.create_task(self._watch(), name=f"watch-{self.episode_id}")
         self._set_status("running")
         return self
+
+    async def _start_and_settle(self) -> None:
+        await self._start_processes()
+        self._mark("up")
+        # the agent's first observation: the workstation once it has settled
+        self.settled = await settle_workstation(self)
+        self._mark("settled")
 
     def _mark(self, what: str) -> None:
         """When each part of the start was ready (seconds since start), for benchmarks."""
@@ -398,6 +409,8 @@ class Episode:
         await asyncio.gather(*resets)
         await self._open_trace()
         self.last_reset_s = time.monotonic() - started
+        self.settled = await settle_workstation(self)
+        self.last_reset_settled_s = time.monotonic() - started
         self.started_at = time.monotonic()
         if self.status == "finished":
             self._set_status("running")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from episodes import confine
 from episodes.lockdown import (
@@ -132,7 +133,11 @@ class Workstation:
     def receiver_url(self) -> str | None:
         if self.receiver_port is None:
             return None
-        return f"http://{RECEIVER_HOST}/?token={self.receiver_token}"
+        # stats=0: no live round-trip figure in the window (it would make two screenshots of
+        # one settled screen differ); title: the window's title from the first paint on
+        query = urlencode({"token": self.receiver_token, "stats": "0",
+                           "title": self.receiver_title})
+        return f"http://{RECEIVER_HOST}/?{query}"
 
     def environment(self) -> dict[str, str]:
         env = self.display.env()
@@ -211,7 +216,7 @@ class Workstation:
         """The Citrix Workspace window on a published app's session, in front."""
         self.receiver_port, self.receiver_token = port, token
         await self._launch_receiver(playwright, find_chromium(self.chromium))
-        await self.receiver.pages[0].bring_to_front()
+        await self.receiver_page.bring_to_front()
         await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
     def _prepare_home(self) -> None:
@@ -320,8 +325,8 @@ class Workstation:
     async def _title_receiver(self) -> None:
         """The window title a Citrix user sees (the session page calls itself otherwise)."""
         try:
-            await self.receiver.pages[0].evaluate("t => { document.title = t; }",
-                                                  self.receiver_title)
+            await self.receiver_page.evaluate("t => { document.title = t; }",
+                                              self.receiver_title)
         except Exception:  # noqa: BLE001 - closing or navigating
             pass
 
@@ -352,7 +357,7 @@ class Workstation:
             await first.bring_to_front()
         if self.receiver is not None and self.receiver.pages:
             # a desktop task starts with its published app in front and focused
-            await self.receiver.pages[0].bring_to_front()
+            await self.receiver_page.bring_to_front()
             await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
     async def reset(self) -> None:
@@ -383,9 +388,13 @@ class Workstation:
 
     @property
     def receiver_page(self):
-        if self.receiver is None or not self.receiver.pages:
+        """The Citrix Workspace window's page (the session's page, not a blank start page
+        Chromium may have opened and closed beside it)."""
+        pages = [p for p in (self.receiver.pages if self.receiver is not None else [])
+                 if not p.is_closed()]
+        if not pages:
             raise WorkstationError("this workstation has no Citrix Workspace window")
-        return self.receiver.pages[0]
+        return next((p for p in pages if RECEIVER_HOST in p.url), pages[0])
 
     async def stop(self) -> None:
         self._closing = True

@@ -141,6 +141,15 @@ class FrameSlot:
                 region = rect.union(region)
         return region if region is not None else Rect(0, 0, 0, 0)
 
+    def damage_log(self, after_seq: int) -> list[tuple[int, Rect]] | None:
+        """Each frame's own damaged region, for the frames after ``after_seq`` up to the
+        latest, oldest first; None when that is not known any more (treat all as changed)."""
+        with self._cond:
+            history = list(self._history)
+        if not history or history[0][0] > after_seq + 1:
+            return None
+        return [(seq, rect) for seq, rect in history if seq > after_seq]
+
     @property
     def tick(self) -> int:
         return self._tick

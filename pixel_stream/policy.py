@@ -28,6 +28,9 @@ class SessionPolicy:
     max_fps: float = 30.0
     heartbeat_s: float = 1.0
     video_quality: int = 22
+    # a region with no damage for this long is sent exactly (PNG tiles over the video);
+    # None: lossy video only
+    lossless_delay_s: float | None = 0.15
     clipboard: str = "disabled"
     file_transfer: str = "disabled"
 
@@ -51,6 +54,11 @@ class SessionPolicy:
             raise PolicyError(
                 f"video_quality is an x264 quantizer between 0 (best) and 51, "
                 f"got {self.video_quality!r}"
+            )
+        if self.lossless_delay_s is not None and not 0.02 <= self.lossless_delay_s <= 10:
+            raise PolicyError(
+                f"lossless_delay_s must be between 0.02 and 10 seconds or None (no lossless "
+                f"refresh), got {self.lossless_delay_s!r}"
             )
         for key in ("clipboard", "file_transfer"):
             if getattr(self, key) != "disabled":

@@ -98,6 +98,8 @@ class ScreenVideoTrack(MediaStreamTrack):
         self._waiting_for_key = True
         self._pending: collections.deque[av.Packet] = collections.deque()
         self.codec: str | None = None
+        # called with the pts of each frame as it goes to the sender (lossless stamps)
+        self.on_frame: Callable[[int], None] | None = None
         self.frames_sent = 0
         self.frames_dropped = 0
         self.bytes_sent = 0
@@ -149,6 +151,11 @@ class ScreenVideoTrack(MediaStreamTrack):
             self.frames_sent += 1
             self.bytes_sent += sum(p.size for p in packets)
             self._pending.extend(packets)
+            if self.on_frame is not None and packets and packets[0].pts is not None:
+                try:
+                    self.on_frame(int(packets[0].pts))
+                except Exception:  # noqa: BLE001 - never stop the video for a stamp
+                    log.exception("frame stamp failed")
 
     def stop(self) -> None:
         if self._feed is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 import secrets
 import socket
@@ -41,6 +42,7 @@ from pixel_stream.control import ControlSeat
 from pixel_stream.display import Display
 from pixel_stream.frames import Frame
 from pixel_stream.imaging import ScreenshotCache
+from pixel_stream.lossless import LosslessFeed
 from pixel_stream.policy import SessionPolicy
 from pixel_stream.recording import TraceRecorder
 from pixel_stream.video import EncodedFeed
@@ -64,6 +66,24 @@ PAGE_HEADERS = {
 
 # Injector calls that never block (one XTEST request and a flush).
 INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position"})
+
+
+MAX_TITLE = 200
+
+
+def page_title(value: str | None) -> str:
+    """The receiver page's ``<title>`` from ``?title=`` (unescaped; the caller escapes it).
+
+    Set in the served HTML, so the window has its title from the first paint. Raises
+    ``ValueError`` for a title that is too long or holds control characters.
+    """
+    if value is None or value == "":
+        return "Pixel session"
+    if len(value) > MAX_TITLE:
+        raise ValueError(f"title is longer than {MAX_TITLE} characters")
+    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in value):
+        raise ValueError("title may not contain control characters")
+    return value
 
 
 class WallClock:
@@ -153,6 +173,7 @@ class PixelSession:
         self.recording_failure: str | None = None
         self.screenshots = ScreenshotCache()
         self._feeds: dict[str, EncodedFeed] = {}
+        self._lossless: LosslessFeed | None = None
         self._input_pool: ThreadPoolExecutor | None = None
         self._input_pending = 0
         self._server: _Server | None = None
@@ -299,6 +320,9 @@ class PixelSession:
             await recorder.close()
 
     async def _stop_feeds(self) -> None:
+        if self._lossless is not None:
+            lossless, self._lossless = self._lossless, None
+            await lossless.stop()
         feeds, self._feeds = list(self._feeds.values()), {}
         for feed in feeds:
             await asyncio.to_thread(feed.stop)
@@ -397,6 +421,15 @@ class PixelSession:
             self._feeds[codec] = feed
         return feed
 
+    def lossless_feed(self) -> LosslessFeed | None:
+        """The exact-tile refresher all viewers share (None when the policy turns it off)."""
+        delay = self.policy.lossless_delay_s
+        if delay is None or self.capture is None:
+            return None
+        if self._lossless is None:
+            self._lossless = LosslessFeed(self.capture.slot, self.width, self.height, delay)
+        return self._lossless
+
     def describe(self) -> dict[str, Any]:
         latest = self.capture.slot.latest if self.capture else None
         return {
@@ -420,6 +453,10 @@ class PixelSession:
                     "last_encode_ms": round(f.last_encode_ms, 2),
                 }
                 for codec, f in self._feeds.items()
+            },
+            "lossless": None if self._lossless is None else {
+                "tiles": self._lossless.tiles_encoded,
+                "encode_ms": round(self._lossless.encode_ms, 1),
             },
             "recording": str(self.recorder.path) if self.recorder else None,
             "recording_failure": self.recording_failure,
@@ -461,6 +498,7 @@ class PixelSession:
         return Starlette(routes=[
             Route("/", self._page),
             Route("/receiver.js", self._asset("receiver.js", "text/javascript")),
+            Route("/lossless.js", self._asset("lossless.js", "text/javascript")),
             Route("/receiver.css", self._asset("receiver.css", "text/css")),
             Route("/status", self._status),
             WebSocketRoute("/rtc", self._rtc),
@@ -482,8 +520,17 @@ class PixelSession:
                 "open the address you were given, including <code>?token=...</code>.</p>",
                 status_code=403,
             )
-        html = (RECEIVER_DIR / "receiver.html").read_text(encoding="utf-8")
-        return HTMLResponse(html, headers=PAGE_HEADERS)
+        try:
+            title = page_title(request.query_params.get("title"))
+        except ValueError as exc:
+            return HTMLResponse(
+                f"<!doctype html><title>Pixel session</title><p>{html.escape(str(exc))}</p>",
+                status_code=400,
+            )
+        page = (RECEIVER_DIR / "receiver.html").read_text(encoding="utf-8")
+        page = page.replace("<title>Pixel session</title>",
+                            f"<title>{html.escape(title, quote=True)}</title>", 1)
+        return HTMLResponse(page, headers=PAGE_HEADERS)
 
     async def _status(self, request: Request) -> Response:
         if not self._token_ok(request):

@@ -11,6 +11,7 @@ packetizes them (``Encoder.pack``). Keyframes are made when a viewer joins or as
 
 from __future__ import annotations
 
+import collections
 import fractions
 import logging
 import threading
@@ -205,6 +206,12 @@ class EncodedFeed:
         self.bytes_encoded = 0
         self.keyframes = 0
         self.last_encode_ms = 0.0
+        # pts -> frame seq of the frames encoded lately (viewers stamp their video frames)
+        self._seq_of_pts: collections.OrderedDict[int, int] = collections.OrderedDict()
+
+    def seq_of_pts(self, pts: int) -> int | None:
+        """The captured frame (``Frame.seq``) a packet with this pts shows, if recent."""
+        return self._seq_of_pts.get(pts)
 
     # -- subscribers -----------------------------------------------------------------
     def subscribe(self, sink: PacketSink) -> None:
@@ -285,6 +292,9 @@ class EncodedFeed:
                 self._last_pts = pts
                 dirty = None if last_seq is None else self.slot.damage_since(last_seq)
                 last_seq = frame.seq
+                self._seq_of_pts[pts] = frame.seq
+                while len(self._seq_of_pts) > 256:
+                    self._seq_of_pts.popitem(last=False)
                 started = time.perf_counter()
                 packets = encoder.encode(frame, pts, keyframe, dirty)
                 self.last_encode_ms = (time.perf_counter() - started) * 1000

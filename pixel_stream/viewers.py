@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from pixel_stream.frames import Rect
+from pixel_stream.lossless import CHANNEL_LABEL, FrameStamper, LosslessViewer
 from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
 from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
 
@@ -51,6 +53,7 @@ class ViewerConnection:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(MAX_VIEWER_QUEUE)
         self.input: ViewerInput | None = None
         self.worker: asyncio.Task | None = None
+        self.lossless: LosslessViewer | None = None
         self.closed = False
 
     # -- signalling --------------------------------------------------------------------
@@ -139,6 +142,9 @@ class ViewerConnection:
     def _attach_channel(self) -> None:
         @self.pc.on("datachannel")
         def on_datachannel(channel) -> None:
+            if channel.label == CHANNEL_LABEL:
+                self._attach_lossless(channel)
+                return
             self.channel = channel
             channel.send(json.dumps({"t": "role", "role": self.session.seat.role(self.client_id)}))
 
@@ -150,6 +156,44 @@ class ViewerConnection:
         async def on_state() -> None:
             if self.pc.connectionState in ("failed", "closed"):
                 await self.close()
+
+    def _attach_lossless(self, channel) -> None:
+        """The page's ``lossless`` channel: exact tiles, the damage log, frame stamps."""
+        feed = self.session.lossless_feed()
+        if feed is None or self.lossless is not None:
+            return
+        slot = self.session.capture.slot
+        start = slot.latest.seq if slot.latest is not None else 0
+        viewer = self.lossless = feed.add(channel, start)
+        stamper = FrameStamper(self.pc.getSenders()[0], slot, start)
+        video_feed = self.track._feed
+
+        def on_frame(pts: int) -> None:
+            seq = video_feed.seq_of_pts(pts) if video_feed is not None else None
+            for message in stamper.frame_out(pts, seq):
+                viewer.send(json.dumps(message))
+            if stamper.lost:  # the page cleared what it could not check: send it all
+                stamper.lost = False
+                feed.resend(viewer, None)
+            if stamper.failed:  # tiles could never be ordered: the page drops them
+                self.track.on_frame = None
+                feed.remove(viewer)
+                with contextlib.suppress(Exception):
+                    channel.close()
+
+        self.track.on_frame = on_frame
+
+        @channel.on("message")
+        def on_message(message) -> None:
+            # the page could not paint a tile: {"t": "resend", "x", "y", "w", "h"}
+            with contextlib.suppress(Exception):
+                msg = json.loads(message)
+                rect = Rect(*(int(msg[k]) for k in ("x", "y", "w", "h")))
+                feed.resend(viewer, rect.clamp(self.session.width, self.session.height))
+
+        @channel.on("close")
+        def on_close() -> None:
+            feed.remove(viewer)
 
     def _on_input(self, channel, message: Any) -> None:
         session = self.session
@@ -237,6 +281,10 @@ class ViewerConnection:
             with contextlib.suppress(Exception):
                 await self.input.release_all()
         self.track.stop()
+        if self.lossless is not None:
+            feed = self.session.lossless_feed()
+            if feed is not None:
+                feed.remove(self.lossless)
         if self.pc is not None:
             with contextlib.suppress(Exception):
                 await self.pc.close()

@@ -5,13 +5,23 @@
 // local clipboard, and dropped files go nowhere. The server enforces the same; the page
 // additionally runs under a Permissions-Policy that denies it clipboard access.
 
+import { Lossless } from "./lossless.js";
+
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || "";
 const forcedViewOnly = params.get("view_only") === "1";
+// stats=0 hides the live figures (round trip, codec): a window whose pixels never change
+// while the session's screen does not (what an agent's screenshots need)
+const showStats = params.get("stats") !== "0";
 const storedId = sessionStorage.getItem("pixelStreamClientId");
 const clientId = params.get("client_id") || storedId || "";
 
 const video = document.getElementById("screen");
+const lossless = new Lossless(document.getElementById("tiles"), (rect) => {
+  if (state.lossless && state.lossless.readyState === "open") {
+    state.lossless.send(JSON.stringify({ t: "resend", ...rect }));
+  }
+});
 const ui = {
   state: document.getElementById("state"),
   role: document.getElementById("role"),
@@ -21,17 +31,29 @@ const ui = {
   notice: document.getElementById("notice"),
 };
 
+if (!showStats) { ui.latency.hidden = true; ui.codec.hidden = true; }
+
 const state = {
   ws: null, pc: null, channel: null, role: "viewer", clientId: clientId,
-  rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
+  lossless: null, rttMs: null, width: 0, height: 0, ended: false, reconnectDelay: 500,
   timeline: {},  // performance.now() of each connection stage, for diagnostics
 };
 const mark = (name) => { if (!(name in state.timeline)) state.timeline[name] = performance.now(); };
-window.pixelStream = { state, video, send, connect };
+window.pixelStream = { state, video, send, connect, lossless };
 
 function setPill(el, text, cls) {
   el.textContent = text;
   el.className = "pill" + (cls ? " " + cls : "");
+}
+
+// The connection's strength, as a Citrix receiver shows it: a word that changes only when
+// the round trip crosses a band (the exact figure is the pill's tooltip). A figure that
+// changed every second would repaint the window every second, so two screenshots of one
+// settled screen would differ.
+function showConnection(rttMs) {
+  const [word, cls] = rttMs < 50 ? ["Excellent", "ok"] : (rttMs < 150 ? ["Good", "warn"] : ["Poor", "bad"]);
+  ui.latency.title = `round trip of the input channel: ${rttMs.toFixed(1)} ms`;
+  if (ui.latency.textContent !== word) setPill(ui.latency, word, cls);
 }
 
 function notice(text) {
@@ -78,6 +100,16 @@ async function connect() {
   state.channel = channel;
   channel.onmessage = (e) => onChannelMessage(e.data);
   channel.onopen = () => setRole(state.role);
+  // Exact tiles need the RTP timestamp of each presented frame to be ordered against the
+  // video (requestVideoFrameCallback); without it the page shows the video only.
+  lossless.reset();
+  if ("requestVideoFrameCallback" in video) {
+    const tiles = pc.createDataChannel("lossless", { ordered: true });
+    tiles.binaryType = "arraybuffer";
+    tiles.onmessage = (e) => lossless.onMessage(e.data);
+    tiles.onclose = () => { if (state.lossless === tiles) lossless.reset(); };
+    state.lossless = tiles;
+  }
   pc.ontrack = (e) => {
     const receiver = e.receiver;
     // Show frames as soon as they are decoded: no extra playout delay.
@@ -86,6 +118,18 @@ async function connect() {
     video.srcObject = e.streams[0] || new MediaStream([e.track]);
     if ("requestVideoFrameCallback" in video) {
       video.requestVideoFrameCallback(() => mark("first_frame_presented"));
+      const onFrame = (now, meta) => {
+        if (state.pc !== pc) return;
+        if (typeof meta.rtpTimestamp !== "number") {
+          // no way to order tiles against frames: no tiles at all
+          if (state.lossless) { state.lossless.close(); state.lossless = null; }
+          lossless.reset();
+          return;
+        }
+        lossless.onVideoFrame(meta.rtpTimestamp);
+        video.requestVideoFrameCallback(onFrame);
+      };
+      video.requestVideoFrameCallback(onFrame);
     }
   };
   pc.onconnectionstatechange = () => {
@@ -139,7 +183,8 @@ async function connect() {
 
 function teardown() {
   if (state.pc) { try { state.pc.close(); } catch (err) { /* already closed */ } }
-  state.pc = null; state.channel = null;
+  state.pc = null; state.channel = null; state.lossless = null;
+  lossless.reset();
 }
 
 function onChannelMessage(data) {
@@ -147,8 +192,7 @@ function onChannelMessage(data) {
   try { msg = JSON.parse(data); } catch (err) { return; }
   if (msg.t === "pong" && typeof msg.ts === "number") {
     state.rttMs = performance.now() - msg.ts;
-    setPill(ui.latency, `${state.rttMs.toFixed(1)} ms`,
-      state.rttMs < 50 ? "ok" : (state.rttMs < 150 ? "warn" : "bad"));
+    showConnection(state.rttMs);
   } else if (msg.t === "role") {
     setRole(msg.role);
   } else if (msg.t === "error") {
@@ -164,6 +208,10 @@ function fitOneToOne() {
   const dpr = window.devicePixelRatio || 1;
   video.style.width = `${video.videoWidth / dpr}px`;
   video.style.height = `${video.videoHeight / dpr}px`;
+  const tiles = lossless.canvas;
+  tiles.style.width = video.style.width;
+  tiles.style.height = video.style.height;
+  lossless.resize(video.videoWidth, video.videoHeight);
 }
 video.addEventListener("loadedmetadata", () => { mark("first_frame"); fitOneToOne(); });
 video.addEventListener("resize", fitOneToOne);

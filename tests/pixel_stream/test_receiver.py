@@ -56,9 +56,22 @@ def test_stream_plays_one_to_one(page):
     assert page.locator("#codec").text_content() == "H264"
 
 
-def test_latency_is_shown(page):
+def test_connection_strength_is_shown_without_repainting_every_second(page):
     page.wait_for_function("() => pixelStream.state.rttMs !== null", timeout=5000)
-    assert page.locator("#latency").text_content().endswith(" ms")
+    pill = page.locator("#latency")
+    assert pill.text_content() in ("Excellent", "Good", "Poor")
+    assert pill.get_attribute("title").endswith(" ms")
+    # a new round trip in the same band keeps the word (and the window's pixels)
+    texts = page.evaluate("""async () => {
+        const pill = document.getElementById("latency");
+        const seen = [];
+        const watcher = new MutationObserver(() => seen.push(pill.textContent));
+        watcher.observe(pill, {childList: true, characterData: true, subtree: true});
+        await new Promise(r => setTimeout(r, 2500));
+        watcher.disconnect();
+        return seen;
+    }""")
+    assert texts == []
 
 
 def test_mouse_and_keyboard_reach_the_app(page, board):

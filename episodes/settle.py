@@ -1,0 +1,106 @@
+"""The first observation of an episode waits until the workstation has settled.
+
+An agent's first screenshot must not depend on how fast this machine happened to be: a
+Citrix window still black (its video not yet decoded), a receiver still showing the lossy
+video instead of the exact picture, a tab strip still animating. ``settle_workstation``
+runs at the end of ``Episode.start()`` and ``Episode.reset()``:
+
+1. the window the task starts in is the active one: the Citrix Workspace window for a
+   desktop-EHR task, the browser otherwise;
+2. every Citrix Workspace window shows its published app's current picture exactly: the
+   receiver page has drawn the lossless refresh of the newest frame the app's display
+   captured (``window.pixelStream.settledSeq()`` on the page, see docs/pixel-stream.md),
+   and the app's own display is quiet;
+3. then nothing on the workstation changed for ``QUIET_MS``.
+
+Either wait is bounded (``timeout_s``); an episode whose screen never settles (an animation
+that never ends) still starts, and ``timed_out`` says so in the episode's timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+QUIET_MS = 300  # longer than a tab strip's animation and a page's last late paint
+APP_QUIET_MS = 200
+TIMEOUT_S = 15.0
+
+# True once the receiver shows the exact picture of capture seq ``seq`` or a newer one.
+RECEIVER_SHOWS = """seq => {
+  const s = window.pixelStream;
+  if (!s || !s.video || s.video.readyState < 2 || !s.video.videoWidth) return false;
+  if (typeof s.settledSeq !== "function") return true;
+  return s.settledSeq() >= seq;
+}"""
+
+
+async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict[str, Any]:
+    """Wait as the module docstring says; returns what was waited for (seconds, timeouts)."""
+    from pixel_stream.observe import wait_for_quiet
+
+    started = time.monotonic()
+    deadline = started + timeout_s
+    report: dict[str, Any] = {"timed_out": []}
+    workstation = episode.workstation
+    receiver = getattr(workstation, "receiver", None)
+    if workstation is not None and episode.display is not None:
+        # the window the task starts in is the active one (its taskbar button lit), however
+        # the browser's and the Citrix window's start-ups interleaved
+        from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS
+        from episodes.workstation import activate_window
+
+        front = RECEIVER_CLASS if receiver is not None else BROWSER_CLASS
+        has_front = receiver is not None or getattr(workstation, "context", None) is not None
+        if has_front and not await asyncio.to_thread(activate_window, episode.display.name, front):
+            report["timed_out"].append(f"activating {front}")
+    for system, app in episode.apps.items():
+        session = getattr(app, "session", None)
+        if session is None or session.capture is None or receiver is None:
+            continue
+        remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+        quiet = await wait_for_quiet(session.capture, time.monotonic(),
+                                     _seq(session.capture), APP_QUIET_MS, remaining_ms)
+        if quiet.timed_out:
+            report["timed_out"].append(f"{system} app")
+        if not await _receiver_shows(workstation, quiet.frame.seq, deadline):
+            report["timed_out"].append(f"{system} receiver")
+    if episode.session is not None and episode.session.capture is not None:
+        capture = episode.session.capture
+        remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
+        quiet = await wait_for_quiet(capture, time.monotonic(), _seq(capture), QUIET_MS,
+                                     remaining_ms)
+        if quiet.timed_out:
+            report["timed_out"].append("workstation")
+    report["settle_s"] = round(time.monotonic() - started, 3)
+    if report["timed_out"]:
+        log.warning("episode %s: the screen did not settle within %.0f s (%s)",
+                    getattr(episode, "episode_id", "?"), timeout_s,
+                    ", ".join(report["timed_out"]))
+    return report
+
+
+async def _receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
+    """Whether the Citrix window's page came to show ``seq`` exactly before ``deadline``."""
+    try:
+        page = workstation.receiver_page
+    except Exception:  # noqa: BLE001 - no window (it crashed; the watchdog says so)
+        return False
+    remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+    try:
+        await page.wait_for_function(RECEIVER_SHOWS, arg=seq, timeout=remaining_ms,
+                                         polling="raf")
+    except Exception as exc:  # noqa: BLE001 - a timeout or a page that went away
+        log.debug("receiver did not settle: %s", exc)
+        return False
+    await asyncio.sleep(0)
+    return True
+
+
+def _seq(capture: Any) -> int:
+    latest = capture.slot.latest
+    return latest.seq if latest is not None else 0

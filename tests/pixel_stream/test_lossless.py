@@ -1,0 +1,260 @@
+"""Build to lossless, the parts without a display: which cells are due, tiles and their
+chunks, frame stamps, the page's ordering of tiles against video frames, the title."""
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from starlette.testclient import TestClient
+
+from pixel_stream.frames import Frame, FrameSlot, Rect
+from pixel_stream.lossless import (
+    CHUNK_BYTES,
+    DamageMap,
+    FrameStamper,
+    cells_to_rects,
+    encode_tiles,
+    log_entries,
+    tile_messages,
+)
+from pixel_stream.policy import PolicyError, SessionPolicy
+from pixel_stream.session import PixelSession, page_title
+
+from .conftest import CHROMIUM, CHROMIUM_ARGS
+
+RECEIVER = Path(__file__).parents[2] / "pixel_stream" / "receiver"
+
+
+def frame(seq, width=320, height=200, fill=None, region=None):
+    rng = np.random.default_rng(seq)
+    pixels = rng.integers(0, 256, (height, width, 4), np.uint8) if fill is None else \
+        np.full((height, width, 4), fill, np.uint8)
+    return Frame(seq, width, height, bytearray(pixels.tobytes()),
+                 region or Rect(0, 0, width, height), 0.0, 0.0)
+
+
+# -- scheduling ----------------------------------------------------------------------------
+def test_a_cell_is_due_once_quiet_for_the_delay_and_only_if_the_viewer_lacks_it():
+    damage = DamageMap(320, 200, cell=32)
+    sent = damage.new_sent()
+    damage.note(1, None, now=0.0)
+    due, wait = damage.due(sent, now=5.0, delay=0.15)
+    assert due.all() and wait is None  # a new viewer's first refresh: the whole screen
+    sent[due] = 1
+    damage.note(2, Rect(40, 40, 10, 10), now=10.0)
+    due, wait = damage.due(sent, now=10.05, delay=0.15)
+    assert not due.any() and wait == pytest.approx(0.10)  # still changing: wait
+    due, wait = damage.due(sent, now=10.2, delay=0.15)
+    assert due.sum() == 1 and due[1, 1] and wait is None
+    sent[due] = 2
+    assert not damage.due(sent, now=11.0, delay=0.15)[0].any()
+    damage.note(3, Rect(0, 0, 0, 0), now=12.0)  # an empty region changes nothing
+    assert not damage.due(sent, now=13.0, delay=0.15)[0].any()
+
+
+def test_cells_become_rects_that_cover_exactly_the_due_cells_within_the_screen():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        mask = rng.random((25, 40)) < 0.3
+        mask[5:20, 10:30] = True
+        rects = cells_to_rects(mask, 32, 1270, 790, max_side=256)
+        covered = np.zeros((790, 1270), np.int32)
+        for r in rects:
+            assert r.width <= 256 and r.height <= 256
+            covered[r.y:r.y + r.height, r.x:r.x + r.width] += 1
+        assert covered.max() == 1  # no overlap
+        want = np.kron(mask, np.ones((32, 32), np.int32))[:790, :1270]
+        assert (covered == want).all()
+
+
+def test_a_whole_screen_is_a_few_tiles():
+    rects = cells_to_rects(np.ones((25, 40), bool), 32, 1280, 800)
+    assert len(rects) == 20 and sum(r.area for r in rects) == 1280 * 800
+
+
+def test_tiles_are_exact_pngs_chunked_under_the_message_limit():
+    source = frame(3, 320, 200)
+    rects = [Rect(0, 0, 320, 200), Rect(17, 33, 50, 40)]
+    for rect, data in zip(rects, encode_tiles(source, rects), strict=True):
+        decoded = Image.open(io.BytesIO(data))
+        assert decoded.mode == "RGB" and "icc_profile" not in decoded.info
+        assert "gamma" not in decoded.info and "srgb" not in decoded.info
+        whole = Image.frombuffer("RGB", (320, 200), source.pixels, "raw", "BGRX", 1280, 1)
+        want = whole.crop((rect.x, rect.y, rect.x + rect.width, rect.y + rect.height))
+        assert decoded.tobytes() == want.tobytes()
+        messages = tile_messages(9, 3, rect, data)
+        header = json.loads(messages[0])
+        assert header == {"t": "tile", "id": 9, "seq": 3, "x": rect.x, "y": rect.y,
+                          "w": rect.width, "h": rect.height, "size": len(data),
+                          "chunks": len(messages) - 1}
+        assert all(len(m) <= CHUNK_BYTES for m in messages[1:])
+        assert b"".join(messages[1:]) == data
+    assert len(tile_messages(1, 1, rects[0], encode_tiles(source, rects[:1])[0])) > 2
+
+
+def test_the_damage_log_lists_each_frame_and_says_when_it_is_lost():
+    slot = FrameSlot()
+    for seq in range(1, 6):
+        slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(seq, 0, 1, 1)))
+    assert slot.damage_log(3) == [(4, Rect(4, 0, 1, 1)), (5, Rect(5, 0, 1, 1))]
+    assert slot.damage_log(5) == []
+    for seq in range(6, 80):
+        slot.publish(frame(seq, 64, 64, fill=1, region=Rect(0, 0, 1, 1)))
+    assert slot.damage_log(3) is None
+    assert log_entries(None, 79, 64, 64) == [[79, 0, 0, 64, 64]]
+    assert log_entries([(8, Rect(0, 0, 0, 0)), (9, Rect(1, 2, 3, 4)), (10, Rect(0, 0, 1, 1))],
+                       9, 64, 64) == [[9, 1, 2, 3, 4]]
+
+
+class FakeSender:
+    def __init__(self):
+        self._RTCRtpSender__rtp_timestamp = 0
+
+
+def test_frame_stamps_carry_the_rtp_timestamp_and_the_damage_log_since_the_last_stamp():
+    slot = FrameSlot()
+    for seq in range(1, 6):
+        slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(seq, 0, 1, 1)))
+    sender = FakeSender()
+    stamper = FrameStamper(sender, slot, start_seq=3)
+    assert stamper.frame_out(1000, 3) == []  # the page's log starts after 3: nothing new
+    assert stamper.frame_out(2000, 4) == []  # origin unknown until a frame went out
+    sender._RTCRtpSender__rtp_timestamp = (0xFFFFFF00 + 2000) & 0xFFFFFFFF
+    assert stamper.frame_out(4000, 5) == [
+        {"t": "v", "rtp": (0xFFFFFF00 + 2000) & 0xFFFFFFFF, "seq": 4, "known": 5,
+         "rects": [[4, 4, 0, 1, 1], [5, 5, 0, 1, 1]]},
+        {"t": "v", "rtp": (0xFFFFFF00 + 4000) & 0xFFFFFFFF, "seq": 5, "known": 5,
+         "rects": []},  # wraps at 2**32
+    ]
+    assert stamper.frame_out(5000, None) == []  # a frame the feed forgot: no stamp
+    assert stamper.frame_out(6000, 5) == []  # a heartbeat of a stamped picture
+    slot.publish(frame(6, 64, 64, fill=6, region=Rect(0, 0, 0, 0)))
+    slot.publish(frame(7, 64, 64, fill=7, region=Rect(7, 7, 2, 2)))
+    assert stamper.frame_out(7000, 6) == [
+        {"t": "v", "rtp": (0xFFFFFF00 + 7000) & 0xFFFFFFFF, "seq": 6, "known": 6,
+         "rects": []}]  # damage after the stamped frame waits for its own stamp
+    assert not stamper.failed and not stamper.lost
+    for seq in range(8, 90):
+        slot.publish(frame(seq, 64, 64, fill=1, region=Rect(0, 0, 1, 1)))
+    out = stamper.frame_out(9000, 89)
+    assert out[0]["rects"] == [[89, 0, 0, 64, 64]] and stamper.lost  # the log was lost
+
+
+def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
+    slot = FrameSlot()
+    stamper = FrameStamper(object(), slot, start_seq=0)
+    for seq in range(1, 5):
+        slot.publish(frame(seq, 64, 64, fill=seq))
+        assert stamper.frame_out(seq * 3000, seq) == []
+    assert stamper.failed
+
+
+def test_the_policy_checks_the_lossless_delay():
+    assert SessionPolicy().lossless_delay_s == 0.15
+    assert SessionPolicy(lossless_delay_s=None).lossless_delay_s is None
+    with pytest.raises(PolicyError, match="lossless_delay_s"):
+        SessionPolicy(lossless_delay_s=0)
+
+
+# -- the page's ordering (lossless.js in headless Chromium) --------------------------------
+ORDERING = """async (src) => {
+  const { Lossless } = await import('data:text/javascript,' + encodeURIComponent(src));
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 32;
+  document.body.append(canvas);
+  const resends = [];
+  const l = new Lossless(canvas, (r) => resends.push(r));
+  const solid = async (w, h, rgb) => {
+    const c = new OffscreenCanvas(w, h), g = c.getContext('2d');
+    g.fillStyle = `rgb(${rgb})`; g.fillRect(0, 0, w, h);
+    return await createImageBitmap(c);
+  };
+  const alpha = (x, y) => canvas.getContext('2d').getImageData(x, y, 1, 1).data[3];
+  const out = {};
+  const v = (rtp, seq, known, rects) => l.onMessage(JSON.stringify({t: 'v', rtp, seq, known, rects}));
+  l.onMessage(JSON.stringify({t: 'start', seq: 9}));
+  v(900, 10, 10, [[10, 0, 0, 64, 32]]);
+  l.onVideoFrame(900);
+  out.settled_before = l.settled;
+  l.paint({seq: 10, x: 0, y: 0, w: 64, h: 32}, await solid(64, 32, '1,2,3'));
+  out.painted = alpha(5, 5);
+  l.onMessage(JSON.stringify({t: 'exact', seq: 10}));
+  await l.chain;
+  out.settled = l.settled;
+  // damage at 11 (x 0..8) is known, but the video has not shown frame 11: keep the tile
+  v(1000, 11, 11, [[11, 0, 0, 8, 8]]);
+  out.kept_before_video = alpha(1, 1);
+  out.settled_after_damage = l.settled;
+  l.onVideoFrame(1000);
+  out.cleared = alpha(1, 1); out.others_kept = alpha(20, 20);
+  // presented frames whose stamp comes later wait for it (a heartbeat is never stamped)
+  l.onVideoFrame(1100);
+  l.onVideoFrame(1150);
+  out.kept_unstamped = alpha(41, 1);
+  v(1100, 12, 13, [[12, 40, 0, 8, 8], [13, 50, 20, 4, 4]]);
+  out.cleared_12 = alpha(41, 1);
+  // a tile older than the video is cut where the video shows later damage
+  l.paint({seq: 11, x: 0, y: 0, w: 48, h: 8}, await solid(48, 8, '4,5,6'));
+  out.old_tile_painted = alpha(1, 1); out.old_tile_cut = alpha(41, 1);
+  // a tile newer than the video survives the video catching up to an older frame
+  l.paint({seq: 13, x: 48, y: 16, w: 16, h: 16}, await solid(16, 16, '7,8,9'));
+  v(1200, 13, 13, []);
+  l.onVideoFrame(1200);
+  out.newer_kept = alpha(51, 21);
+  // a tile from before the damage log started is not painted but asked for again
+  l.paint({seq: 2, x: 0, y: 0, w: 4, h: 4}, await solid(4, 4, '0,0,0'));
+  out.resends = resends;
+  v(1300, 14, 14, [[14, 50, 20, 2, 2]]);
+  l.onVideoFrame(1300);
+  out.cleared_14 = alpha(50, 20); out.presented = l.presented;
+  return out;
+}"""
+
+
+@pytest.mark.slow
+def test_the_page_orders_tiles_against_video_frames():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            out = page.evaluate(ORDERING, (RECEIVER / "lossless.js").read_text())
+        finally:
+            browser.close()
+    assert out == {
+        "settled_before": False, "painted": 255, "settled": True,
+        "kept_before_video": 255, "settled_after_damage": False, "cleared": 0,
+        "others_kept": 255, "kept_unstamped": 255, "cleared_12": 0, "old_tile_painted": 255,
+        "old_tile_cut": 0, "newer_kept": 255, "resends": [{"x": 0, "y": 0, "w": 4, "h": 4}],
+        "cleared_14": 0, "presented": 14,
+    }
+
+
+# -- the page's title ----------------------------------------------------------------------
+def test_the_title_is_checked():
+    assert page_title(None) == page_title("") == "Pixel session"
+    assert page_title("Citrix Workspace – Hyperspace") == "Citrix Workspace – Hyperspace"
+    for bad in ("x" * 201, "a\nb", "tab\there", "\x85"):
+        with pytest.raises(ValueError):
+            page_title(bad)
+
+
+def test_the_page_is_served_with_the_escaped_title_and_bad_titles_are_a_400():
+    session = PixelSession(":0", token="title-token-1")
+    client = TestClient(session._app())
+    title = 'Citrix Workspace – Hyperspace <script>alert("x")</script> & co'
+    page = client.get("/", params={"token": "title-token-1", "title": title})
+    assert page.status_code == 200
+    assert ("<title>Citrix Workspace – Hyperspace &lt;script&gt;alert(&quot;x&quot;)"
+            "&lt;/script&gt; &amp; co</title>") in page.text
+    assert "<script>alert" not in page.text
+    assert "<title>Pixel session</title>" in client.get("/?token=title-token-1").text
+    for bad in ("x" * 500, "two\nlines"):
+        reply = client.get("/", params={"token": "title-token-1", "title": bad})
+        assert reply.status_code == 400 and "title" in reply.text
+    assert client.get("/", params={"title": "no token"}).status_code == 403
+    assert client.get("/lossless.js").status_code == 200
