@@ -9,14 +9,19 @@
    task and one browser task; extract + verify time; how many concurrent episodes this
    machine holds while screenshot p95 stays under 100 ms; and (unless ``--quick``) the wall
    time of ``bench --agent gold --tasks all``. An episode that does not start is a failed
-   row and the bench goes on;
+   row and the bench goes on. Concurrency adds episodes until a level fails (screenshot
+   p95 >= 100 ms, a start that fails, or memory short) and names that level and why
+   (:mod:`episodes.bench_capacity`);
 4. ray: the Ray backend's dispatch overhead per episode, against the local backend, on the
    same four cheap episodes (:mod:`episodes.benchmarks_ray`), when Ray is installed;
 5. identity: fresh episodes of every desktop-EHR task (``--quick``: one per persona) give
    the agent the same first screenshot, and the Citrix window equals the published app's
    framebuffer (:mod:`episodes.bench_identity`);
 6. ``--only starts``: start success over ``--load-starts`` starts with ``--load-others``
-   episodes running beside them.
+   episodes running beside them;
+7. ``--only footprint``: one episode of each kind (``--kinds``), its processes' CPU and
+   memory (PSS, USS, RSS) by kind of process, idle and while an agent acts
+   (:mod:`episodes.footprint`); ``--only concurrency``: the episodes part's ceiling alone.
 
 Prints a table and writes everything as JSON to ``bench/results.json``. Targets (issue 5):
 reset <= 1.5 s desktop and <= 3 s browser; cold start <= 5 s desktop and <= 8 s browser.
@@ -33,11 +38,11 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from episodes import bench_capacity
 from episodes.benchmarks_ray import ray_overhead
 from episodes.benchmarks_ray import summary_rows as ray_summary_rows
 from sandbox.catalog import CatalogError, TaskSpec, load_catalog
@@ -47,7 +52,6 @@ TARGETS = {"reset_desktop_s": 1.5, "reset_browser_s": 3.0,
            "screenshot_p95_ms": 100.0}
 BROWSER_TASKS = ("ord-01", "demo-01")  # the first one in the catalog
 DESKTOP_TASKS = ("ord-06", "ord-07")
-MAX_CONCURRENT = 8
 
 
 def _percentile(values: list[float], q: float) -> float | None:
@@ -234,80 +238,6 @@ async def _resets_and_grading(spec: TaskSpec, runs: int, workdir: Path) -> dict[
             **({"grade_error": grading.error} if grading.error else {})}
 
 
-# Workspace folder links (Documents, Output) on the 1280x800 workstation: clicking them in
-# turn changes the page, so every timed screenshot is of a new frame (no cached encoding).
-FOLDER_LINKS = ([64, 159], [47, 204])
-
-
-def _screenshot_round(connections: list[dict[str, Any]], shots: int) -> list[float]:
-    """Every episode's agent works at once: act (and wait for the screen to settle, which
-    returns a JPEG), then take the PNG screenshot an agent would — only that is timed."""
-    from pixel_stream.client import AgentClient
-
-    latencies: list[float] = []
-    lock = threading.Lock()
-
-    def agent(connection: dict[str, Any]) -> None:
-        with AgentClient(connection["agent_url"], connection["token"], control="take") as a:
-            mine = []
-            for i in range(shots):
-                a.act_and_observe({"action": "left_click", "coordinate": FOLDER_LINKS[i % 2]},
-                                  quiet_ms=100, timeout_ms=3000, format="jpeg")
-                started = time.perf_counter()
-                a.screenshot(format="png", fresh=True)
-                mine.append(time.perf_counter() - started)
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=agent, args=(c,)) for c in connections]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return latencies
-
-
-async def _concurrency(spec: TaskSpec, workdir: Path, limit: int, shots: int
-                       ) -> dict[str, Any]:
-    from episodes.episode import Episode, EpisodeError
-
-    episodes: list[Episode] = []
-    levels = []
-    held = 0
-    try:
-        for n in range(1, limit + 1):
-            episode = Episode(spec, run_dir=workdir / f"{spec.alias}-concurrent-{n}")
-            episodes.append(episode)
-            try:
-                await episode.start()
-            except EpisodeError as exc:
-                levels.append({"episodes": n, "status": "failed", "error": str(exc)})
-                _say(f"  {n} concurrent: the episode did not start: {exc}")
-                break
-            latencies = await asyncio.to_thread(
-                _screenshot_round, [e.connection() for e in episodes], shots)
-            stats = _stats(latencies, 1000)
-            available = _mem_available_mb()
-            levels.append({"episodes": n, "screenshot_png_ms": stats,
-                           "mem_available_mb": available})
-            _say(f"  {n} concurrent: screenshot p50 {stats['p50']} ms, p95 {stats['p95']} ms")
-            if stats["p95"] >= TARGETS["screenshot_p95_ms"]:
-                break
-            held = n
-    finally:
-        await asyncio.gather(*(e.stop() for e in episodes))
-    return {"max_concurrent_p95_under_100ms": held, "levels": levels,
-            "limit_tried": limit, "task": spec.alias}
-
-
-def _mem_available_mb() -> int | None:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) // 1024
-    return None
-
-
 async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
     from episodes.agents import AgentSpec
     from episodes.bench_jobs import bench, bench_jobs
@@ -341,7 +271,30 @@ def start_load_bench(workdir: Path, runs: int, others: int) -> dict[str, Any]:
     return asyncio.run(_starts_under_load(spec, runs, others, workdir))
 
 
-def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int) -> dict[str, Any]:
+def footprint_bench(workdir: Path, quick: bool, kinds: list[str] | None = None
+                    ) -> dict[str, Any]:
+    """One episode of each kind: its processes' CPU and memory, idle and acting."""
+    results: dict[str, Any] = {}
+    for kind, candidates in (("browser", BROWSER_TASKS), ("desktop", DESKTOP_TASKS)):
+        if kinds and kind not in kinds:
+            continue
+        spec = pick_task(candidates)
+        if spec is None:
+            results[kind] = {"skipped": f"none of {', '.join(candidates)} has all its apps"}
+            continue
+        _say(f"footprint: one {kind} episode ({spec.alias}), idle then acting")
+        try:
+            results[kind] = asyncio.run(bench_capacity.footprint_of(
+                spec, workdir, 10.0 if quick else 30.0, 20 if quick else 50))
+        except Exception as exc:  # noqa: BLE001 - a failed row; the other kind goes on
+            results[kind] = {"task": spec.alias, "error": str(exc)}
+        else:
+            print(bench_capacity.format_footprint(results[kind]), flush=True)
+    return results
+
+
+def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int,
+                  in_process: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for kind, candidates in (("browser", BROWSER_TASKS), ("desktop", DESKTOP_TASKS)):
         spec = pick_task(candidates)
@@ -356,8 +309,8 @@ def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int) -> dict[
     spec = pick_task(BROWSER_TASKS)
     if spec is not None:
         _say("episodes: concurrency")
-        results["concurrency"] = asyncio.run(_concurrency(
-            spec, workdir, 4 if quick else MAX_CONCURRENT, 10 if quick else 20))
+        results["concurrency"] = asyncio.run(bench_capacity.concurrency(
+            spec, workdir, 10 if quick else 20, in_process))
     if not quick:
         _say(f"episodes: bench --agent gold --tasks all --parallel {parallel}")
         results["gold_all"] = asyncio.run(_gold_all(workdir, parallel))
@@ -369,8 +322,10 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(figure, value, target) for the table."""
     rows: list[tuple[str, Any, Any]] = []
     ep = results.get("episodes", {})
-    for kind in ("desktop", "browser") if ep else ():
-        entry = ep.get(kind, {})
+    for kind in ("desktop", "browser"):
+        if kind not in ep:
+            continue
+        entry = ep[kind]
         if "skipped" in entry:
             rows.append((f"{kind} episodes", entry["skipped"], ""))
             continue
@@ -391,8 +346,16 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
                      ""))
     conc = ep.get("concurrency")
     if conc:
+        failed = conc.get("failed_level") or {}
         rows.append(("concurrent episodes, screenshot p95 < 100 ms",
-                     conc["max_concurrent_p95_under_100ms"], f"tried up to {conc['limit_tried']}"))
+                     conc["max_concurrent_p95_under_100ms"],
+                     f">= 6; level {failed.get('episodes')}: {failed.get('detail')}"))
+    for kind, entry in results.get("footprint", {}).items():
+        for window in ("idle", "acting"):
+            if isinstance(entry, dict) and window in entry:
+                rows.append((f"one {kind} episode {window}: CPU % of a core / USS MB",
+                             entry[window]["episode_cpu_pct"],
+                             f"{entry[window]['episode_uss_mb']} MB"))
     load = results.get("starts_under_load")
     if load:
         rows.append((f"episode starts with {load.get('others')} others running",
@@ -441,14 +404,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m episodes.benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help="5 runs, fewer concurrent episodes, no gold-all bench")
+                        help="5 runs, 10 screenshots an agent a concurrency round, no gold-all bench")
     parser.add_argument("--runs", type=int, help="cold starts and resets per task (20)")
     parser.add_argument("--parallel", type=int, default=2, help="for the gold-all bench")
     parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray",
-                                           "identity", "starts"),
+                                           "identity", "starts", "footprint", "concurrency"),
                         action="append",
                         help="run only these parts (repeatable); 'starts' (start success "
-                             "with other episodes running) runs only when named")
+                             "with other episodes running), 'footprint' (one episode's "
+                             "CPU and memory by process) and 'concurrency' (the episodes "
+                             "part's ceiling alone) run only when named")
+    parser.add_argument("--kinds", choices=("browser", "desktop"), action="append",
+                        help="--only footprint: these kinds of episode only (both)")
+    parser.add_argument("--concurrency-in-process", action="store_true",
+                        help="run the concurrent episodes in this one process (as the hub "
+                             "does) rather than one process each (as `bench` does)")
     parser.add_argument("--load-starts", type=int, default=20,
                         help="starts measured by --only starts (20)")
     parser.add_argument("--load-others", type=int, default=3,
@@ -472,13 +442,23 @@ def main(argv: list[str] | None = None) -> int:
             _say("desktop client: cold start, sign latency, memory")
             results["desktop_client"] = desktop_client_bench(3 if args.quick else 5)
         if "episodes" in parts:
-            results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel)
+            results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel,
+                                                args.concurrency_in_process)
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)
         if "identity" in parts:
             results["identity"] = identity(workdir, args.identity_runs or (3 if args.quick else 5),
                                            args.quick, args.out.parent / "identity")
+        if "concurrency" in parts and args.only and "episodes" not in parts:
+            spec = pick_task(BROWSER_TASKS)
+            if spec is not None:
+                _say("episodes: concurrency")
+                results.setdefault("episodes", {})["concurrency"] = asyncio.run(
+                    bench_capacity.concurrency(spec, workdir, 10 if args.quick else 20,
+                                               args.concurrency_in_process))
+        if "footprint" in parts and args.only:
+            results["footprint"] = footprint_bench(workdir, args.quick, args.kinds)
         if "starts" in parts and args.only:
             results["starts_under_load"] = start_load_bench(workdir, args.load_starts,
                                                             args.load_others)
