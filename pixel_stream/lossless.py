@@ -207,17 +207,19 @@ class FrameStamper:
             if sent:
                 self.origin = (sent - self._last_pts) & 0xFFFFFFFF
         self._last_pts = pts
-        if seq is None or seq <= self._logged:
-            return []  # a heartbeat repeats a stamped picture: the page needs no stamp
-        entries = self.slot.damage_log(self._logged)
-        if entries is None:
-            self.lost = True
-        frame = self.slot.latest
-        width, height = (frame.width, frame.height) if frame is not None else (0, 0)
-        self._rects += log_entries(entries, seq, width, height)
-        self._logged = seq
-        self.waiting.append((pts, seq))
-        if self.origin is None:
+        if seq is not None and seq > self._logged:
+            entries = self.slot.damage_log(self._logged)
+            if entries is None:
+                self.lost = True
+            frame = self.slot.latest
+            width, height = (frame.width, frame.height) if frame is not None else (0, 0)
+            self._rects += log_entries(entries, seq, width, height)
+            self._logged = seq
+            self.waiting.append((pts, seq))
+        # (a heartbeat repeats a stamped picture and needs no stamp of its own, but it is
+        # when the origin is learnt if the screen went quiet before: the frames waiting
+        # for it go out now, not at the next change, which may never come)
+        if self.origin is None or not self.waiting:
             del self.waiting[:-8]
             return []
         out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s, "known": seq,

@@ -143,6 +143,25 @@ def test_frame_stamps_carry_the_rtp_timestamp_and_the_damage_log_since_the_last_
     assert out[0]["rects"] == [[89, 0, 0, 64, 64]] and stamper.lost  # the log was lost
 
 
+def test_frames_waiting_for_the_origin_are_stamped_by_the_next_heartbeat():
+    """A screen that goes quiet right after the first frames: the heartbeat that reveals
+    the sender's timestamps sends the waiting stamps (no later change will)."""
+    slot = FrameSlot()
+    for seq in range(1, 3):
+        slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(seq, 0, 1, 1)))
+    sender = FakeSender()
+    stamper = FrameStamper(sender, slot, start_seq=0)
+    assert stamper.frame_out(1000, 1) == []
+    assert stamper.frame_out(2000, 2) == []  # the sender has not shown a timestamp yet
+    sender._RTCRtpSender__rtp_timestamp = 77 + 2000
+    assert stamper.frame_out(3000, 2) == [  # a heartbeat of frame 2
+        {"t": "v", "rtp": 77 + 1000, "seq": 1, "known": 2,
+         "rects": [[1, 1, 0, 1, 1], [2, 2, 0, 1, 1]]},
+        {"t": "v", "rtp": 77 + 2000, "seq": 2, "known": 2, "rects": []},
+    ]
+    assert stamper.frame_out(4000, 2) == []  # nothing waits any more
+
+
 def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
     slot = FrameSlot()
     stamper = FrameStamper(object(), slot, start_seq=0)
