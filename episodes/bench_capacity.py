@@ -69,9 +69,10 @@ def mem_available_mb() -> int | None:
 
 
 # -- the agents' work ------------------------------------------------------------------------
-def agent_work(connection: dict[str, Any], shots: int) -> list[float]:
+def agent_work(connection: dict[str, Any], shots: int, think_s: float = 0.0) -> list[float]:
     """One agent: act (and wait for the screen to settle, which returns a JPEG), then take
-    the PNG screenshot an agent would — only that is timed (seconds)."""
+    the PNG screenshot an agent would — only that is timed (seconds) — then think for
+    ``think_s`` (a model's turn; 0: act back to back, the worst case)."""
     from pixel_stream.client import AgentClient
 
     mine = []
@@ -82,16 +83,19 @@ def agent_work(connection: dict[str, Any], shots: int) -> list[float]:
             started = time.perf_counter()
             a.screenshot(format="png", fresh=True)
             mine.append(time.perf_counter() - started)
+            if think_s > 0:
+                time.sleep(think_s)
     return mine
 
 
-def screenshot_round(connections: list[dict[str, Any]], shots: int) -> list[float]:
+def screenshot_round(connections: list[dict[str, Any]], shots: int,
+                     think_s: float = 0.0) -> list[float]:
     """Every episode's agent works at once (one thread each, named ``agent-N``)."""
     latencies: list[float] = []
     lock = threading.Lock()
 
     def agent(connection: dict[str, Any]) -> None:
-        mine = agent_work(connection, shots)
+        mine = agent_work(connection, shots, think_s)
         with lock:
             latencies.extend(mine)
 
@@ -179,9 +183,10 @@ async def _measure_level(measure: Callable[[list[Any]], Awaitable[list[float]]],
             "failed": failure}
 
 
-async def concurrency(spec: Any, workdir: Path, shots: int, in_process: bool = False
-                      ) -> dict[str, Any]:
-    """``find_ceiling`` with real episodes of ``spec``. Each episode and its agent run in a
+async def concurrency(spec: Any, workdir: Path, shots: int, in_process: bool = False,
+                      think_s: float = 0.0) -> dict[str, Any]:
+    """``find_ceiling`` with real episodes of ``spec``, each agent thinking ``think_s``
+    between its actions (0: back to back). Each episode and its agent run in a
     process of their own (``EpisodeProcess``), as each job of ``ehr-sandbox bench`` does;
     ``in_process`` runs them all in this one (as the hub does), sharing one interpreter."""
     from episodes.episode import Episode
@@ -202,13 +207,13 @@ async def concurrency(spec: Any, workdir: Path, shots: int, in_process: bool = F
         # at least MIN_SAMPLES screenshots a round, so that p95 is not just the slowest one
         each = max(shots, math.ceil(MIN_SAMPLES / len(episodes)))
         if not in_process:
-            rounds = await asyncio.gather(*(e.round(each) for e in episodes))
+            rounds = await asyncio.gather(*(e.round(each, think_s) for e in episodes))
             return [latency for mine in rounds for latency in mine]
         return await asyncio.to_thread(screenshot_round, [e.connection() for e in episodes],
-                                       each)
+                                       each, think_s)
 
     result = await find_ceiling(start, measure)
-    return {**result, "task": spec.alias, "shots_per_agent": shots,
+    return {**result, "task": spec.alias, "shots_per_agent": shots, "think_s": think_s,
             "episodes_run": "in this process" if in_process else "one process each"}
 
 
@@ -250,8 +255,8 @@ class EpisodeProcess:
             raise RuntimeError(reply["error"])
         return self
 
-    async def round(self, shots: int) -> list[float]:
-        await self._send({"round": shots})
+    async def round(self, shots: int, think_s: float = 0.0) -> list[float]:
+        await self._send({"round": shots, "think_s": think_s})
         reply = await self._reply()
         if "error" in reply:
             raise RuntimeError(f"the agent of {self.run_dir.name} failed: {reply['error']}")
@@ -294,8 +299,10 @@ async def serve_episode(alias: str, run_dir: Path) -> None:
         tell({"ready": True})
         while line := await asyncio.to_thread(sys.stdin.readline):
             try:
+                order = json.loads(line)
                 latencies = await asyncio.to_thread(agent_work, episode.connection(),
-                                                    int(json.loads(line)["round"]))
+                                                    int(order["round"]),
+                                                    float(order.get("think_s", 0.0)))
             except Exception as exc:  # noqa: BLE001 - told to the parent
                 tell({"error": str(exc)})
                 continue

@@ -112,10 +112,12 @@ def test_the_ceiling_search_has_a_safety_cap_and_the_table_names_the_failed_leve
     result, _ = run_ceiling(lambda n: 1.0, cap=5)
     assert result["max_concurrent_p95_under_100ms"] == 5
     assert result["failed_level"]["reason"] == "cap"
+    paced = {**result, "think_s": 2.0}
     rows = {name: (value, target) for name, value, target in summary_rows(
-        {"episodes": {"concurrency": result}})}
-    value, target = rows["concurrent episodes, screenshot p95 < 100 ms"]
+        {"episodes": {"concurrency": result, "concurrency_model_pace": paced}})}
+    value, target = rows["concurrent episodes, screenshot p95 < 100 ms, agents back to back"]
     assert value == 5 and "level 5: stopped at the safety cap" in target
+    assert rows["concurrent episodes, screenshot p95 < 100 ms, agents thinking 2 s"][0] == 5
 
 
 # -- footprint ----------------------------------------------------------------------------------
