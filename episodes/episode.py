@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -184,10 +185,12 @@ class Episode:
         launched and load its tabs while the portal starts), each published app (its pixel
         session first, so the Citrix window connects while the app starts up), the
         workstation's session and taskbar, the tab browser and the Citrix window."""
-        from playwright.async_api import async_playwright
-
         from pixel_stream.display import Display
 
+        # the first start in a process imports the pixel session and Playwright (about
+        # 0.5 s): in a thread, beside the displays and the seeding, not on this loop
+        imported = asyncio.ensure_future(asyncio.to_thread(importlib.import_module,
+                                                           "pixel_stream.session"))
         self._sockets_dir = Path(tempfile.mkdtemp(prefix="ehr-ep-"))
         sites = task_sites(self.spec.systems)
         width, height = self.config.screen
@@ -202,6 +205,9 @@ class Episode:
             return task
 
         async def playwright() -> None:
+            api = await asyncio.to_thread(importlib.import_module, "playwright.async_api")
+            async_playwright = api.async_playwright
+
             with self.phases.span("playwright driver"):
                 self._playwright = await async_playwright().start()
             self._mark("playwright")
@@ -213,16 +219,20 @@ class Episode:
             self._mark("workstation display")
 
         try:
-            early = [spawn(playwright()), spawn(workstation_display())]
+            tasks.append(imported)
+            driver, display = spawn(playwright()), spawn(workstation_display())
             published = {s: spawn(self._publish(s)) for s in self.desktop_systems}
             with self.phases.span("seed run directory"):
                 await asyncio.to_thread(prepare_run_dir, self.spec, self.variant,
                                         self.run_dir, self.episode_id)
             self._mark("seeded")
             portal = spawn(self._start_portal(sites, listener))
+            with self.phases.span("modules imported"):
+                await imported
             launches = {s: spawn(self._launch_app(s, published[s])) for s in published}
-            await asyncio.gather(*early)
+            await display  # the workstation's session and taskbar need no browser driver
             await self._start_workstation()
+            await driver
             # the tab browser and, once its app's session listens, the Citrix window
             await asyncio.gather(portal, spawn(self._start_browser()),
                                  spawn(self._start_receiver(published, launches)),
@@ -269,26 +279,30 @@ class Episode:
         self._mark("portal_web")
 
     async def _publish(self, system: str) -> PublishedApp:
-        """A published app's display (it needs nothing of the seeded run)."""
+        """A published app's display (it needs nothing of the seeded run); the app's
+        interpreter is started first, to import what it needs meanwhile (prestart)."""
         from pixel_stream.display import Display
 
         command = self.config.published_apps.get(system)
         if not command:
             raise EpisodeError(f"no published app is configured for system {system!r}")
         width, height = self.config.published_screen
-        display = Display(width, height)
-        await asyncio.to_thread(display.start)
-        self._display_phases(system, display)
         assert self._sockets_dir is not None  # made first thing in _start_processes
         inspector = self._sockets_dir / f"{system}.sock"
         values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
                   "inspector": str(inspector), "episode_id": self.episode_id}
-        env = _child_env(display.env())
+        env = _child_env()
         env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
-        app = PublishedApp(system, display, argv=[part.format(**values) for part in command],
+        app = PublishedApp(system, Display(width, height),
+                           argv=[part.format(**values) for part in command],
                            env=env, log_path=self.logs_dir / f"{system}.log",
                            inspector=inspector if "{inspector}" in " ".join(command) else None)
         self.apps[system] = app
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        with self.phases.span(f"{system} app: interpreter started (prestart)"):
+            app.prestart(self._remember)
+        await asyncio.to_thread(app.display.start)
+        self._display_phases(system, app.display)
         return app
 
     async def _launch_app(self, system: str, published: asyncio.Future) -> None:
