@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"serving {hosts} on http://{args.host}:{args.port} (send the Host header, e.g. "
           f"chromium --host-resolver-rules='MAP emr.clinic.test {args.host}:{args.port}')")
     if args.fd is not None:
-        uvicorn.run(app, fd=args.fd, log_level="warning")
+        import socket
+
+        # family and type come from the descriptor (uvicorn's own fd= takes a Unix socket)
+        listener = socket.socket(fileno=args.fd)
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
     else:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
