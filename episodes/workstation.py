@@ -390,7 +390,8 @@ class Workstation:
         await asyncio.gather(*(self._close(page) for page in old if page is not keep))
         opened = list(zip(self.tabs, pages, strict=False))  # no tab: one blank page stays
         self._pages_by_site = {tab.site: page for tab, page in opened}
-        await asyncio.gather(*(self._load(page, tab.url) for tab, page in opened))
+        await asyncio.gather(*(self._load(page, tab.url, reuse=page is keep)
+                               for tab, page in opened))
         if self.tabs:
             await pages[0].bring_to_front()
         if self.receiver is not None and self.receiver.pages:
@@ -404,8 +405,13 @@ class Workstation:
             await page.close(run_before_unload=False)
 
     @staticmethod
-    async def _load(page: Any, url: str) -> None:
+    async def _load(page: Any, url: str, reuse: bool = False) -> None:
+        """``url`` in ``page``; with ``reuse``, a page already on that site (the browser's
+        start page is the first tab's) is waited for rather than loaded again."""
         try:
+            if reuse and _origin(page.url) == _origin(url):
+                await page.wait_for_load_state("domcontentloaded", timeout=15_000)
+                return
             await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
         except Exception as exc:  # noqa: BLE001 - a site that is not built yet
             log.warning("tab %s did not load: %s", url, exc)
@@ -471,6 +477,12 @@ class Workstation:
 
     def processes(self) -> list[Any]:
         return [p for p in (self._taskbar,) if p is not None]
+
+
+def _origin(url: str) -> str:
+    """``scheme://host`` of a URL ('' for about:blank and the like)."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}" if rest else ""
 
 
 def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> bool:
