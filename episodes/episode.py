@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
 import secrets
 import shutil
+import socket
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,12 @@ from episodes.config import (
     Status,
     new_episode_id,
 )
+from episodes.phases import Phases
 from episodes.processes import (
     alive,
-    descendants,
-    free_port,
     http_answers,
-    pids_with_argument,
     reap,
+    with_argument_and_descendants,
 )
 from episodes.published_apps import PublishedApp
 from episodes.result import FAILED, EpisodeResult, grade_extract
@@ -105,6 +105,8 @@ class Episode:
         self.listeners: list[Any] = []  # callables(episode) told about status changes
         self.timings: dict[str, float] = {}
         self._t0 = time.monotonic()
+        self.phases = Phases(self._t0)  # where the start spent its time
+        self.reset_phases = Phases()  # and the last reset
 
     # -- facts ----------------------------------------------------------------------------
     @property
@@ -140,6 +142,8 @@ class Episode:
             "ready_s": self.ready_s, "last_reset_s": self.last_reset_s,
             "last_reset_settled_s": self.last_reset_settled_s,
             "start_timings": dict(self.timings), "settled": dict(self.settled),
+            "start_phases": self.phases.as_dict(),
+            "reset_phases": self.reset_phases.as_dict(),
         }
 
     def _set_status(self, status: Status) -> None:
@@ -157,6 +161,7 @@ class Episode:
             raise EpisodeError(f"episode {self.episode_id} was already started")
         self._set_status("starting")
         self._t0 = time.monotonic()
+        self.phases = Phases(self._t0)
         try:
             await asyncio.wait_for(self._start_and_settle(), self.config.start_timeout_s)
         except BaseException as exc:
@@ -177,7 +182,8 @@ class Episode:
         await self._start_processes()
         self._mark("up")
         # the agent's first observation: the workstation once it has settled
-        self.settled = await settle_workstation(self)
+        with self.phases.span("screen settled"):
+            self.settled = await settle_workstation(self)
         self._mark("settled")
 
     def _mark(self, what: str) -> None:
@@ -185,114 +191,158 @@ class Episode:
         self.timings[what] = round(time.monotonic() - self._t0, 3)
 
     async def _start_processes(self) -> None:
-        """Everything in parallel where it can be: the display and Playwright do not need
-        the seeded run; the browser needs the portal; the Citrix window needs the app."""
-        from playwright.async_api import async_playwright
-
+        """Everything in parallel where it can be. Before the run is seeded: Playwright's
+        driver, the workstation display and each published app's display. Once it is
+        seeded, side by side: the portal (its socket is bound first, so the browser can be
+        launched and load its tabs while the portal starts), each published app (its pixel
+        session first, so the Citrix window connects while the app starts up), the
+        workstation's session and taskbar, the tab browser and the Citrix window."""
         from pixel_stream.display import Display
 
+        # the first start in a process imports the pixel session and Playwright (about
+        # 0.5 s): in a thread, beside the displays and the seeding, not on this loop
+        imported = asyncio.ensure_future(asyncio.to_thread(importlib.import_module,
+                                                           "pixel_stream.session"))
         self._sockets_dir = Path(tempfile.mkdtemp(prefix="ehr-ep-"))
         sites = task_sites(self.spec.systems)
         width, height = self.config.screen
+        listener = _portal_listener() if sites else None
+        if listener is not None:
+            self.portal_port = listener.getsockname()[1]
+        tasks: list[asyncio.Future] = []
+
+        def spawn(coro: Any) -> asyncio.Future:
+            task = asyncio.ensure_future(coro)
+            tasks.append(task)
+            return task
 
         async def playwright() -> None:
-            self._playwright = await async_playwright().start()
+            api = await asyncio.to_thread(importlib.import_module, "playwright.async_api")
+            async_playwright = api.async_playwright
+
+            with self.phases.span("playwright driver"):
+                self._playwright = await async_playwright().start()
             self._mark("playwright")
 
         async def workstation_display() -> None:
-            self.display = await asyncio.to_thread(Display(width, height).start)
+            display = Display(width, height)
+            self.display = await asyncio.to_thread(display.start)
+            self._display_phases("workstation", display)
             self._mark("workstation display")
 
-        async def seeded() -> None:
-            await asyncio.to_thread(prepare_run_dir, self.spec, self.variant, self.run_dir,
-                                    self.episode_id)
-            self._mark("seeded")
-
-        early = [asyncio.ensure_future(c) for c in (playwright(), workstation_display())]
         try:
-            await seeded()
-            apps = [asyncio.ensure_future(self._start_published_app(system))
-                    for system in self.desktop_systems]
-            try:
-                await asyncio.gather(self._start_portal(sites), *early)
-                await self._start_workstation()
-                # the tab browser and, once its app is up, the Citrix window, side by side
-                await asyncio.gather(self._start_browser(), self._start_receiver(apps))
-            except BaseException:
-                for task in apps:
-                    task.cancel()
-                await asyncio.gather(*apps, return_exceptions=True)
-                raise
+            tasks.append(imported)
+            driver, display = spawn(playwright()), spawn(workstation_display())
+            published = {s: spawn(self._publish(s)) for s in self.desktop_systems}
+            with self.phases.span("seed run directory"):
+                await asyncio.to_thread(prepare_run_dir, self.spec, self.variant,
+                                        self.run_dir, self.episode_id)
+            self._mark("seeded")
+            portal = spawn(self._start_portal(sites, listener))
+            with self.phases.span("modules imported"):
+                await imported
+            launches = {s: spawn(self._launch_app(s, published[s])) for s in published}
+            await display  # the workstation's session and taskbar need no browser driver
+            await self._start_workstation()
+            await driver
+            # the tab browser and, once its app's session listens, the Citrix window
+            await asyncio.gather(portal, spawn(self._start_browser()),
+                                 spawn(self._start_receiver(published, launches)),
+                                 *launches.values())
         except BaseException:
-            for task in early:
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*early, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
             raise
-        self._remember_browsers()
+        finally:
+            if listener is not None:
+                listener.close()  # the portal holds its own copy
+        with self.phases.span("browser processes found"):
+            await asyncio.to_thread(self._remember_browsers)
 
-    async def _start_portal(self, sites: list[str]) -> None:
-        if not sites:
+    def _display_phases(self, label: str, display: Any) -> None:
+        for name, (began, ended) in display.startup.items():
+            self.phases.add(f"{label} display: {name}", began, ended)
+
+    async def _start_portal(self, sites: list[str], listener: socket.socket | None) -> None:
+        """``portal_web`` serving on the socket bound for it; ready when it answers."""
+        if listener is None:
             return
         from pixel_stream.procs import ManagedProcess, wait_until
 
-        for _attempt in range(3):
-            port = free_port()
+        port, fd = listener.getsockname()[1], listener.fileno()
+        with self.phases.span("portal_web (start to first answer)"):
             self.portal = ManagedProcess(
                 [sys.executable, "-m", "portal_web", "--run-dir", str(self.run_dir),
-                 "--port", str(port), "--episode-id", self.episode_id, "--sites", *sites],
+                 "--port", str(port), "--fd", str(fd), "--episode-id", self.episode_id,
+                 "--sites", *sites],
                 name="portal_web", env=_child_env(), log_path=self.logs_dir / "portal.log",
+                pass_fds=(fd,),
             ).start()
             self._remember(self.portal.pid)
             try:
+                # a request waits in the socket's queue until the portal accepts it
                 await asyncio.to_thread(
-                    wait_until, lambda p=port: http_answers(p), self.config.start_timeout_s,
-                    f"portal_web to answer on port {port}", 0.05, self.portal)
+                    wait_until, lambda: http_answers(port, timeout=2.0),
+                    self.config.start_timeout_s, f"portal_web to answer on port {port}",
+                    0.01, self.portal)
             except Exception as exc:
-                tail = self.portal.stderr_tail()
-                self.portal.stop()
-                if "address already in use" in tail.lower():
-                    continue  # another process took the port meanwhile
                 raise EpisodeError(f"portal_web did not start: {exc}") from exc
-            self.portal_port = port
-            self._mark("portal_web")
-            return
-        raise EpisodeError("portal_web found no free port in three tries")
+        self._mark("portal_web")
 
-    async def _start_published_app(self, system: str) -> None:
+    async def _publish(self, system: str) -> PublishedApp:
+        """A published app's display (it needs nothing of the seeded run); the app's
+        interpreter is started first, to import what it needs meanwhile (prestart)."""
         from pixel_stream.display import Display
-        from pixel_stream.session import PixelSession
 
         command = self.config.published_apps.get(system)
         if not command:
             raise EpisodeError(f"no published app is configured for system {system!r}")
         width, height = self.config.published_screen
-        display = await asyncio.to_thread(Display(width, height).start)
         assert self._sockets_dir is not None  # made first thing in _start_processes
         inspector = self._sockets_dir / f"{system}.sock"
         values = {"python": sys.executable, "system": system, "run_dir": str(self.run_dir),
                   "inspector": str(inspector), "episode_id": self.episode_id}
-        env = _child_env(display.env())
+        env = _child_env()
         env.update({"HOME": str(self.run_dir / "home"), "EHR_SANDBOX_EPISODE": self.episode_id})
-        app = PublishedApp(system, display, argv=[part.format(**values) for part in command],
+        app = PublishedApp(system, Display(width, height),
+                           argv=[part.format(**values) for part in command],
                            env=env, log_path=self.logs_dir / f"{system}.log",
                            inspector=inspector if "{inspector}" in " ".join(command) else None)
         self.apps[system] = app
-        # the session first: the Citrix window can connect while the app starts up
-        app.session = await PixelSession(
-            display, host=self.config.listen_host, mode="published",
-            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        with self.phases.span(f"{system} app: interpreter started (prestart)"):
+            app.prestart(self._remember)
+        await asyncio.to_thread(app.display.start)
+        self._display_phases(system, app.display)
+        return app
+
+    async def _launch_app(self, system: str, published: asyncio.Future) -> None:
+        """Once the run is seeded: the app's pixel session first (the Citrix window can
+        connect while the app starts up), then the app."""
+        from pixel_stream.session import PixelSession
+
+        app: PublishedApp = await published
+        with self.phases.span(f"{system} pixel session"):
+            app.session = await PixelSession(
+                app.display, host=self.config.listen_host, mode="published",
+                clock=SharedClock(self.clock_path), name=f"{self.episode_id}-{system}").start()
         app.session_ready.set()
-        await app.launch(self.config.start_timeout_s, self._remember)
+        with self.phases.span(f"{system} app (window and inspector)"):
+            await app.launch(self.config.start_timeout_s, self._remember)
         self._mark(f"{system} app")
 
     async def _start_workstation(self) -> None:
         """The workstation's pixel session (agents and viewers connect here) and taskbar."""
         from pixel_stream.session import PixelSession
 
-        self.session = await PixelSession(
-            self.display, host=self.config.listen_host, token=self.token, mode="desktop",
-            record_dir=self.run_dir / "trace", record_screenshots=self.config.record_screenshots,
-            clock=SharedClock(self.clock_path), name=f"{self.episode_id}-workstation").start()
+        with self.phases.span("workstation pixel session"):
+            self.session = await PixelSession(
+                self.display, host=self.config.listen_host, token=self.token, mode="desktop",
+                record_dir=self.run_dir / "trace",
+                record_screenshots=self.config.record_screenshots,
+                clock=SharedClock(self.clock_path),
+                name=f"{self.episode_id}-workstation").start()
         system = self.desktop_systems[0] if self.desktop_systems else None
         self.workstation = Workstation(
             display=self.display, home=self.run_dir / "home",
@@ -302,8 +352,9 @@ class Episode:
             clock_path=self.clock_path, logs_dir=self.logs_dir,
             receiver_title=f"Citrix Workspace – {system.capitalize()}" if system
             else "Citrix Workspace",
-            chromium=self.config.chromium, on_crash=self._crashed)
-        self.workstation.start_taskbar()
+            chromium=self.config.chromium, on_crash=self._crashed, phases=self.phases)
+        with self.phases.span("taskbar (launched)"):
+            self.workstation.start_taskbar()
         for proc in self.workstation.processes():
             self._remember(proc.pid)
 
@@ -312,24 +363,23 @@ class Episode:
         await self.workstation.start_browser(self._playwright)
         self._mark("browser")
 
-    async def _start_receiver(self, apps: Sequence[asyncio.Future]) -> None:
-        """The Citrix window as soon as the app's session listens; done when the app is."""
-        if self.desktop_systems:
-            system = self.desktop_systems[0]
-            while system not in self.apps:  # its display is still starting
-                if all(task.done() for task in apps):
-                    break
-                await asyncio.sleep(0.01)
-            app = self.apps.get(system)
-            if app is not None:
-                waiting = asyncio.ensure_future(app.session_ready.wait())
-                await asyncio.wait([waiting, *apps], return_when=asyncio.FIRST_COMPLETED)
-                if app.session_ready.is_set() and self.workstation is not None:
-                    await self.workstation.start_receiver(self._playwright, app.session.port,
-                                                          app.session.token)
-                    self._mark("citrix window")
-                waiting.cancel()
-        await asyncio.gather(*apps)
+    async def _start_receiver(self, published: dict[str, asyncio.Future],
+                              launches: dict[str, asyncio.Future]) -> None:
+        """The Citrix window as soon as the first app's session listens."""
+        if not self.desktop_systems:
+            return
+        system = self.desktop_systems[0]
+        app: PublishedApp = await published[system]
+        waiting = asyncio.ensure_future(app.session_ready.wait())
+        try:
+            await asyncio.wait([waiting, launches[system]],
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+        if app.session_ready.is_set() and self.workstation is not None:
+            await self.workstation.start_receiver(self._playwright, app.session.port,
+                                                  app.session.token)
+            self._mark("citrix window")
 
     # -- supervision ----------------------------------------------------------------------
     def _remember(self, pid: int) -> None:
@@ -339,9 +389,7 @@ class Episode:
         """Chromium and its helpers are children of Playwright's driver: find them by the
         episode's profile folder on their command line (and their children)."""
         marker = str(self.run_dir / "home" / ".config")
-        for pid in pids_with_argument(marker):
-            self._known_pids.add(pid)
-            self._known_pids.update(descendants(pid))
+        self._known_pids.update(with_argument_and_descendants(marker))
 
     def process_ids(self) -> set[int]:
         """Every process this episode started that is still alive (for leak checks)."""
@@ -400,21 +448,31 @@ class Episode:
         """Back to the seeded start without restarting what need not restart; seconds."""
         self.check_running(allow_finished=True)
         started = time.monotonic()
-        await self._close_trace()
-        await asyncio.to_thread(self._archive_attempt)
-        await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant, self.run_dir)
-        resets = [self.workstation.reset()] if self.workstation else []
-        resets += [app.reset(self.config.start_timeout_s, self._remember)
-                   for app in self.apps.values()]
+        phases = self.reset_phases = Phases(started)
+        with phases.span("trace closed"):
+            await self._close_trace()
+        with phases.span("attempt archived"):
+            await asyncio.to_thread(self._archive_attempt)
+        with phases.span("stores and files restored"):
+            await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant,
+                                    self.run_dir)
+        resets = [self.workstation.reset(phases)] if self.workstation else []
+        resets += [self._reset_app(app) for app in self.apps.values()]
         await asyncio.gather(*resets)
-        await self._open_trace()
+        with phases.span("trace opened"):
+            await self._open_trace()
         self.last_reset_s = time.monotonic() - started
-        self.settled = await settle_workstation(self)
+        with phases.span("screen settled"):
+            self.settled = await settle_workstation(self)
         self.last_reset_settled_s = time.monotonic() - started
         self.started_at = time.monotonic()
         if self.status == "finished":
             self._set_status("running")
         return self.last_reset_s
+
+    async def _reset_app(self, app: PublishedApp) -> None:
+        with self.reset_phases.span(f"{app.system} app reset"):
+            await app.reset(self.config.start_timeout_s, self._remember)
 
     # -- trace ----------------------------------------------------------------------------
     async def _close_trace(self) -> None:
@@ -554,6 +612,21 @@ def _child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
+
+
+def _portal_listener() -> socket.socket:
+    """The portal's listening socket, bound on a free port before the portal starts (it is
+    passed to the portal as a file descriptor): the browser can be launched with the port in
+    its resolver rules at once, and no other process can take the port meanwhile."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _describe_error(exc: BaseException) -> str:

@@ -18,10 +18,10 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
-def http_answers(port: int) -> bool:
-    """True once something answers HTTP on the port (any status)."""
+def http_answers(port: int, timeout: float = 0.5) -> bool:
+    """True once something answers HTTP on the port (any status) within ``timeout``."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
             sock.sendall(b"GET / HTTP/1.0\r\nHost: workspace.local\r\n\r\n")
             return sock.recv(12).startswith(b"HTTP/")
     except OSError:
@@ -70,6 +70,36 @@ def descendants(root: int) -> set[int]:
                 children.setdefault(stat[1], []).append(int(entry.name))
     found: set[int] = set()
     todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def with_argument_and_descendants(text: str) -> set[int]:
+    """Live processes with ``text`` in their command line and all their descendants, in
+    one pass over /proc (``pids_with_argument`` then ``descendants`` of each would read
+    /proc once per match: slow on a busy machine)."""
+    children: dict[int, list[int]] = {}
+    matches: set[int] = set()
+    needle = text.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        stat = proc_stat(pid)
+        if stat is None or stat[0] in ("Z", "X"):
+            continue
+        children.setdefault(stat[1], []).append(pid)
+        try:
+            if needle in (entry / "cmdline").read_bytes():
+                matches.add(pid)
+        except OSError:
+            continue
+    found = set(matches)
+    todo = list(matches)
     while todo:
         for child in children.get(todo.pop(), []):
             if child not in found:

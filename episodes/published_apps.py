@@ -5,7 +5,10 @@ screen through its inspector socket, or launched again when it cannot reset in p
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +19,13 @@ from episodes.processes import has_window
 from pixel_stream.procs import ManagedProcess, wait_until
 
 log = logging.getLogger(__name__)
+
+# modules an app run as ``python -m MODULE`` imports before it can show a window: imported
+# while its display starts and the run is seeded (episodes.prestart)
+WARM_IMPORTS: dict[str, tuple[str, ...]] = {
+    "desktop_ehr": ("PySide6.QtWidgets", "desktop_ehr.app", "desktop_ehr.main_window",
+                    "desktop_ehr.session", "desktop_ehr.inspector", "sandbox.stores"),
+}
 
 
 @dataclass
@@ -31,6 +41,38 @@ class PublishedApp:
     session: Any = None  # pixel_stream.session.PixelSession, started before the app
     process: ManagedProcess | None = None
     session_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    _go: int | None = None  # the pipe a prestarted app waits on (episodes.prestart)
+
+    def prestart(self, remember: Callable[[int], None]) -> bool:
+        """Start the app's interpreter now, before its display and run are ready: it
+        imports what it needs and waits for ``launch``. Only for an app run by this
+        Python (``{python} -m MODULE`` or ``{python} SCRIPT``); False for any other."""
+        if not self.argv or self.argv[0] != sys.executable or self.process is not None:
+            return False
+        if self.inspector is not None and self.inspector.exists():
+            self.inspector.unlink()  # a stale socket would look ready at once
+        command = self.argv[1:]
+        module = command[1] if command[:1] == ["-m"] and len(command) > 1 else ""
+        warm = [part for name in WARM_IMPORTS.get(module, ()) for part in ("--warm", name)]
+        read_fd, write_fd = os.pipe()
+        try:
+            self.process = ManagedProcess(
+                [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), *warm,
+                 "--", *command],
+                name=f"{self.system} app", env=self.env, log_path=self.log_path,
+                pass_fds=(read_fd,)).start()
+        except BaseException:
+            os.close(write_fd)
+            raise
+        finally:
+            os.close(read_fd)
+        self._go = write_fd
+        remember(self.process.pid)
+        return True
+
+    def _display_environment(self) -> None:
+        self.env.update({"DISPLAY": self.display.name, "QT_QPA_PLATFORM": "xcb"})
+        self.env.pop("WAYLAND_DISPLAY", None)
 
     @property
     def connection(self) -> dict[str, str]:
@@ -38,18 +80,27 @@ class PublishedApp:
                 "viewer_url": self.session.url}
 
     async def launch(self, timeout_s: float, remember: Callable[[int], None]) -> None:
-        """Start the app and wait until its window is mapped and its inspector listens."""
-        if self.inspector is not None and self.inspector.exists():
-            self.inspector.unlink()  # a stale socket would look ready at once
-        process = ManagedProcess(self.argv, name=f"{self.system} app", env=self.env,
-                                 log_path=self.log_path).start()
-        self.process = process
-        remember(process.pid)
+        """Start the app (or let a prestarted one go on) on its display, which is up, and
+        wait until its window is mapped and its inspector listens."""
+        self._display_environment()
+        if self._go is not None and self.process is not None:
+            go, self._go = self._go, None
+            with os.fdopen(go, "wb") as pipe:
+                pipe.write(json.dumps({k: self.env[k] for k in ("DISPLAY", "QT_QPA_PLATFORM")})
+                           .encode() + b"\n")
+            process = self.process
+        else:
+            if self.inspector is not None and self.inspector.exists():
+                self.inspector.unlink()  # a stale socket would look ready at once
+            process = ManagedProcess(self.argv, name=f"{self.system} app", env=self.env,
+                                     log_path=self.log_path).start()
+            self.process = process
+            remember(process.pid)
         await asyncio.to_thread(wait_until, lambda: has_window(self.display.name), timeout_s,
-                                f"the {self.system} app's window", 0.05, process)
+                                f"the {self.system} app's window", 0.02, process)
         if self.inspector is not None:
             await asyncio.to_thread(wait_until, self.inspector.exists, timeout_s,
-                                    f"the {self.system} app's inspector socket", 0.05,
+                                    f"the {self.system} app's inspector socket", 0.02,
                                     process)
 
     async def reset(self, timeout_s: float, remember: Callable[[int], None]) -> None:
@@ -64,6 +115,9 @@ class PublishedApp:
         await self.launch(timeout_s, remember)
 
     async def stop_process(self) -> None:
+        if self._go is not None:  # a prestarted app that was never let go: it exits
+            os.close(self._go)
+            self._go = None
         process, self.process = self.process, None
         if process is not None:
             await asyncio.to_thread(process.stop)

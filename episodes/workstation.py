@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from episodes import confine
+from episodes.confine import Confinement
 from episodes.lockdown import (
     IGNORED_PLAYWRIGHT_ARGS,
     WorkstationError,
@@ -32,6 +33,7 @@ from episodes.lockdown import (
     host_resolver_rules,
     prepare_profile,
 )
+from episodes.phases import Phases
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT
 from portal_web.settings import DEFAULT_HOSTS
 
@@ -52,9 +54,18 @@ SYSTEM_SITES: dict[str, tuple[str, ...]] = {
 }
 # sites that open as a browser tab at start, in tab order (APIs and the DME portal do not)
 TAB_SITES = ("workspace", "ehr", "acme", "epa", "fax", "regulator")
+# what reset clears of each sandbox origin (CDP Storage.clearDataForOrigin): every kind a
+# page can write; "all" also clears caches no page of ours fills (shader cache, interest
+# groups...) and took 5-10 times as long. Cookies are cleared for the whole context.
+CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,websql,service_workers,"
+                   "cache_storage,shared_storage,storage_buckets")
 TAB_TITLES = {"workspace": "Workspace", "ehr": "EHR", "acme": "Acme Health",
               "dme": "Acme DME", "epa": "ePA", "fax": "Beta Care fax",
               "regulator": "External review"}
+
+
+class ConfinementRefused(WorkstationError):
+    """The browser cannot be confined on this machine (the message names the switch)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,7 @@ class Workstation:
     # see episodes.confine: False (or EHR_SANDBOX_CONFINE=0) is the only way to run the
     # browser unconfined; a browser that cannot be confined is refused
     confine: bool = True
+    phases: Phases | None = None  # where the start spends its time (episodes.phases)
     context: Any = None  # playwright BrowserContext of the tab browser
     receiver: Any = None  # playwright BrowserContext of the receiver window
     _taskbar: Any = None
@@ -185,7 +197,10 @@ class Workstation:
             self._starting_browser = True
             try:
                 await self._launch_tab_browser(playwright, chromium)
-                await self.open_tabs()
+                with self._span("tab browser: tabs loaded"):
+                    await self.open_tabs()
+            except ConfinementRefused:
+                raise  # starting it again would not help
             except Exception as exc:  # noqa: BLE001 - decided below: retried or raised
                 failure = exc
             finally:
@@ -241,32 +256,58 @@ class Workstation:
             name="taskbar", env=self.environment(), log_path=self.logs_dir / "taskbar.log",
         ).start()
 
+    def _span(self, name: str) -> contextlib.AbstractContextManager[None]:
+        return self.phases.span(name) if self.phases is not None else contextlib.nullcontext()
+
     async def _launch(self, playwright: Any, chromium: str, profile: Path, rules: str,
-                      extra: list[str], allowed_hosts: list[str], homepage: str):
+                      extra: list[str], allowed_hosts: list[str], homepage: str,
+                      label: str = "tab browser"):
         prepare_profile(profile, browser_preferences(
             allowed_hosts=allowed_hosts, documents=self.documents, downloads=self.downloads,
             homepage=homepage))
         width, height = self.work_area
-        executable = await asyncio.to_thread(self._confined, chromium)
-        return await playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=executable, headless=False,
-            env=self.browser_environment(),
-            no_viewport=True, accept_downloads=True, downloads_path=str(self.downloads),
-            ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
-            args=[*chromium_switches(rules, width=width, height=height), *extra],
-        )
+        with self._span(f"{label}: confinement launcher"):
+            executable = await asyncio.to_thread(self._confined, chromium, False)
+        with self._span(f"{label}: Chromium launch"):
+            try:
+                return await playwright.chromium.launch_persistent_context(
+                    str(profile), executable_path=executable, headless=False,
+                    env=self.browser_environment(),
+                    no_viewport=True, accept_downloads=True,
+                    downloads_path=str(self.downloads),
+                    ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
+                    args=[*chromium_switches(rules, width=width, height=height), *extra],
+                )
+            except Exception:
+                # a browser that cannot be confined never starts (unshare fails first):
+                # only then is the confinement checked, to say why
+                await asyncio.to_thread(self.check_confinement, chromium)
+                raise
 
-    def _confined(self, chromium: str) -> str:
-        """The launcher that runs ``chromium`` in the episode's confined view (written and
-        checked once per workstation), or a plain one when confinement is switched off
-        (noted in ``logs/confinement.log``). Either appends Chromium's standard error to
-        ``logs/chromium.log``. WorkstationError when it cannot be confined here."""
+    def _confined(self, chromium: str, check: bool = True) -> str:
+        """The launcher that runs ``chromium`` in the episode's confined view (written once
+        per workstation; with ``check``, the view is made once with ``/bin/true`` first),
+        or a plain one when confinement is switched off (noted in ``logs/confinement.log``).
+        Either appends Chromium's standard error to ``logs/chromium.log``.
+        ConfinementRefused when it cannot be confined here."""
         with self._launchers_lock:
             if chromium not in self._launchers:
                 self._launchers[chromium] = (
-                    self._launcher(chromium) if self.confine and confine.enabled()
+                    self._launcher(chromium, check) if self._confining()
                     else self._plain_launcher(chromium))
             return self._launchers[chromium]
+
+    def _confining(self) -> bool:
+        return self.confine and confine.enabled()
+
+    def check_confinement(self, chromium: str) -> None:
+        """ConfinementRefused (naming the switch) when the browser cannot be confined here;
+        nothing when it can or when confinement is switched off."""
+        if self._confining():
+            try:
+                self._view(chromium).check()
+            except (confine.ConfinementError, OSError) as exc:
+                raise ConfinementRefused(confine.refusal(exc)) from exc
 
     def _plain_launcher(self, chromium: str) -> str:
         log.warning("the browser runs unconfined (%s=0): its file chooser can browse the "
@@ -281,17 +322,21 @@ class Workstation:
         path.chmod(0o755)
         return str(path)
 
-    def _launcher(self, chromium: str) -> str:
+    def _view(self, chromium: str) -> Confinement:
+        return Confinement.for_browser(
+            home=self.home, documents=self.documents, downloads=self.downloads,
+            output=self.documents.parent / "output", program=chromium,
+            stage=self.logs_dir / "browser-root")
+
+    def _launcher(self, chromium: str, check: bool = True) -> str:
         try:
-            view = confine.Confinement.for_browser(
-                home=self.home, documents=self.documents, downloads=self.downloads,
-                output=self.documents.parent / "output", program=chromium,
-                stage=self.logs_dir / "browser-root")
-            view.check()
+            view = self._view(chromium)
+            if check:
+                view.check()
             return str(view.launcher(self.logs_dir / "chromium-confined.sh", chromium,
                                      stderr_log=self.logs_dir / "chromium.log"))
         except (confine.ConfinementError, OSError) as exc:
-            raise WorkstationError(confine.refusal(exc)) from exc
+            raise ConfinementRefused(confine.refusal(exc)) from exc
 
     async def _launch_tab_browser(self, playwright: Any, chromium: str) -> None:
         rules = host_resolver_rules(self.hosts, self.portal_port)
@@ -315,9 +360,10 @@ class Workstation:
             playwright, chromium, self.home / ".config" / "citrix-workspace", rules,
             [f"--app={self.receiver_url}", "--start-maximized",
              f"--class={RECEIVER_CLASS}", "--autoplay-policy=no-user-gesture-required"],
-            [RECEIVER_HOST], "about:blank")
+            [RECEIVER_HOST], "about:blank", label="citrix window")
         self.receiver.on("close", lambda _ctx: self._crashed("the Citrix Workspace window"))
-        await self.receiver_page.wait_for_load_state("domcontentloaded")
+        with self._span("citrix window: page loaded"):
+            await self.receiver_page.wait_for_load_state("domcontentloaded")
 
     def _tab_browser_closed(self) -> None:
         self._browser_exited = True
@@ -329,42 +375,71 @@ class Workstation:
             self.on_crash(f"{what} exited")
 
     async def open_tabs(self) -> None:
-        """Open the task's tabs in order, the first one active, nothing else."""
-        pages = list(self.context.pages)
-        first = pages[0] if pages else await self.context.new_page()
-        for extra in pages[1:]:
-            await extra.close()
-        self._pages_by_site = {}
-        for i, tab in enumerate(self.tabs):
-            page = first if i == 0 else await self.context.new_page()
-            self._pages_by_site[tab.site] = page
-            try:
-                await page.goto(tab.url, wait_until="domcontentloaded", timeout=15_000)
-            except Exception as exc:  # noqa: BLE001 - a site that is not built yet
-                log.warning("tab %s did not load: %s", tab.url, exc)
+        """The task's tabs in order, the first one active, nothing else: the first page
+        there is becomes the first tab, the others are closed; the tabs load side by side."""
+        old = list(self.context.pages)
+        keep = old[0] if old else None
+        pages = [keep if i == 0 and keep is not None else await self.context.new_page()
+                 for i in range(max(1, len(self.tabs)))]
+        await asyncio.gather(*(self._close(page) for page in old if page is not keep))
+        opened = list(zip(self.tabs, pages, strict=False))  # no tab: one blank page stays
+        self._pages_by_site = {tab.site: page for tab, page in opened}
+        await asyncio.gather(*(self._load(page, tab.url, reuse=page is keep)
+                               for tab, page in opened))
         if self.tabs:
-            await first.bring_to_front()
+            await pages[0].bring_to_front()
         if self.receiver is not None and self.receiver.pages:
             # a desktop task starts with its published app in front and focused
             await self.receiver_page.bring_to_front()
             await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
-    async def reset(self) -> None:
-        """Back to the start screen: no cookies, storage or cache, the task's tabs only."""
-        await self.context.clear_cookies()
-        page = self.context.pages[0] if self.context.pages else await self.context.new_page()
-        session = await self.context.new_cdp_session(page)
+    @staticmethod
+    async def _close(page: Any) -> None:
+        with contextlib.suppress(Exception):  # gone already
+            await page.close(run_before_unload=False)
+
+    @staticmethod
+    async def _load(page: Any, url: str, reuse: bool = False) -> None:
+        """``url`` in ``page``; with ``reuse``, a page already on that site (the browser's
+        start page is the first tab's) is waited for rather than loaded again."""
         try:
-            await session.send("Network.clearBrowserCache")
-            for host in self.hosts:
-                await session.send("Storage.clearDataForOrigin", {
-                    "origin": f"http://{host}", "storageTypes": "all"})
+            if reuse and _origin(page.url) == _origin(url):
+                await page.wait_for_load_state("domcontentloaded", timeout=15_000)
+                return
+            await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
+        except Exception as exc:  # noqa: BLE001 - a site that is not built yet
+            log.warning("tab %s did not load: %s", url, exc)
+
+    async def reset(self, phases: Phases | None = None) -> None:
+        """Back to the start screen: the pages the agent opened closed and the first one
+        blank (nothing of the attempt runs while the state is cleared), then no cookies,
+        site storage, cache or downloads, then the task's tabs (the first page reused with
+        its back/forward history dropped, the others new)."""
+        phases = phases or Phases()
+        pages = list(self.context.pages)
+        first = pages[0] if pages else await self.context.new_page()
+        session = await self.context.new_cdp_session(first)
+        try:
+            with phases.span("browser: other pages closed, first one blank"):
+                await asyncio.gather(self._load(first, "about:blank"),
+                                     *(self._close(page) for page in pages[1:]))
+            with phases.span("browser: cookies, storage, cache cleared"):
+                await asyncio.gather(
+                    self.context.clear_cookies(),
+                    session.send("Network.clearBrowserCache"),
+                    *(session.send("Storage.clearDataForOrigin", {
+                        "origin": f"http://{host}", "storageTypes": CLEARED_STORAGE})
+                      for host in self.hosts))
+                for path in self.downloads.glob("*"):
+                    if path.is_file():
+                        path.unlink()
+            with phases.span("browser: tabs loaded"):
+                await self.open_tabs()
+            with phases.span("browser: first tab's history dropped"):
+                await session.send("Page.resetNavigationHistory")
         finally:
-            await session.detach()
-        for path in self.downloads.glob("*"):
-            if path.is_file():
-                path.unlink()
-        await self.open_tabs()
+            with contextlib.suppress(Exception):
+                await session.detach()
 
     def page_for(self, site: str):
         """The tab opened for ``site`` at start (it may have navigated since)."""
@@ -400,6 +475,12 @@ class Workstation:
 
     def processes(self) -> list[Any]:
         return [p for p in (self._taskbar,) if p is not None]
+
+
+def _origin(url: str) -> str:
+    """``scheme://host`` of a URL ('' for about:blank and the like)."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}" if rest else ""
 
 
 def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> bool:

@@ -56,6 +56,8 @@ class Display:
         self._xvfb: ManagedProcess | None = None
         self._wm: ManagedProcess | None = None
         self._workdir: Path | None = None
+        # what start() waited for: {"Xvfb" | "openbox": (began, ended)}, monotonic
+        self.startup: dict[str, tuple[float, float]] = {}
 
     # -- identity --------------------------------------------------------------------
     @property
@@ -96,9 +98,13 @@ class Display:
             raise DisplayError("Xvfb is not installed (Debian: apt-get install xvfb)")
         self._workdir = Path(tempfile.mkdtemp(prefix="pixel-display-"))
         try:
+            began = time.monotonic()
             self._start_xvfb(xvfb_bin)
+            self.startup["Xvfb"] = (began, time.monotonic())
             if self.window_manager:
+                began = time.monotonic()
                 self._start_window_manager()
+                self.startup["openbox"] = (began, time.monotonic())
         except BaseException:
             self.stop()
             raise

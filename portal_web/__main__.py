@@ -14,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, required=True,
                         help="an episode run directory (made by `ehr-sandbox seed`)")
     parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--fd", type=int, default=None,
+                        help="serve on this inherited listening socket instead of --port "
+                             "(an episode binds it first, so its browser can start at once)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--episode-id", default="local")
     parser.add_argument("--sites", nargs="*", default=None,
@@ -39,7 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     hosts = ", ".join(sorted(app.sites))
     print(f"serving {hosts} on http://{args.host}:{args.port} (send the Host header, e.g. "
           f"chromium --host-resolver-rules='MAP emr.clinic.test {args.host}:{args.port}')")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    if args.fd is not None:
+        import socket
+
+        # family and type come from the descriptor (uvicorn's own fd= takes a Unix socket)
+        listener = socket.socket(fileno=args.fd)
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+    else:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
 

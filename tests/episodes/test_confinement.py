@@ -134,6 +134,50 @@ def test_a_browser_that_cannot_be_confined_is_refused_unless_switched_off(
     assert "not confined" in (station.logs_dir / "confinement.log").read_text()
 
 
+class _Launcher:
+    """Playwright's chromium launcher: either starts (returns a context) or fails."""
+
+    def __init__(self, fails: bool):
+        self.fails, self.launched = fails, []
+
+    async def launch_persistent_context(self, profile, executable_path, **_kwargs):
+        self.launched.append(executable_path)
+        if self.fails:
+            raise RuntimeError("Browser.launch: Target page, context or browser has been closed")
+        return "context"
+
+
+def test_the_confinement_is_checked_only_when_the_browser_does_not_start(
+        tmp_path, monkeypatch):
+    checks: list[Path] = []
+
+    def no_namespace(self, timeout=10.0):
+        checks.append(self.stage)
+        raise confine.ConfinementError("unshare failed (status 1): Operation not permitted")
+
+    monkeypatch.setattr(Confinement, "check", no_namespace)
+    monkeypatch.delenv(confine.SWITCH, raising=False)
+
+    def launch(station, fails: bool):
+        station.display = SimpleNamespace(name=":99", width=1280, height=800)
+        chromium = SimpleNamespace(chromium=_Launcher(fails))
+        return asyncio.run(station._launch(
+            chromium, "/usr/lib/chromium/chromium", station.home / ".config" / "chromium",
+            "MAP * ~NOTFOUND", [], [], "about:blank")), chromium.chromium
+
+    # a browser that starts is confined by its launcher (unshare fails before it could
+    # start otherwise): no extra namespace made first, on the start's path
+    context, launcher = launch(_workstation(tmp_path / "starts"), fails=False)
+    assert context == "context" and checks == []
+    assert Path(launcher.launched[0]).name == "chromium-confined.sh"
+    # one that does not start: then the check says why, naming the switch
+    with pytest.raises(WorkstationError) as refused:
+        launch(_workstation(tmp_path / "fails"), fails=True)
+    assert f"{confine.SWITCH}=0" in str(refused.value)
+    assert "Operation not permitted" in str(refused.value)
+    assert len(checks) == 1
+
+
 def test_the_browser_gets_a_minimal_environment_not_its_launchers(tmp_path, monkeypatch):
     monkeypatch.setenv("EHR_PLANTED_SECRET", "s3cret")
     monkeypatch.setenv("PYTHONPATH", "/work")

@@ -119,8 +119,24 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             gold_trace = tmp_path / "gold.trace.jsonl"
             gold_trace.write_bytes((run / "trace" / "trace.jsonl").read_bytes())
 
+            # what the attempt leaves in the browser: history, site storage, cookies, a tab
+            first = context.pages[0]
+            await first.evaluate("history.pushState({}, '', '#again'); "
+                                 "sessionStorage.setItem('s', 'x'); localStorage.setItem('l', "
+                                 "'x'); document.cookie = 'c=x; max-age=999'")
+            await (await context.new_page()).goto(first.url)
             reset_s = await episode.reset()
             assert reset_s > 0 and episode.status == "running"
+            tabs = episode.workstation.tabs
+            assert [p.url for p in context.pages] == [
+                episode.workstation.page_for(t.site).url for t in tabs]
+            left = await episode.workstation.page_for(tabs[0].site).evaluate(
+                "[history.length, sessionStorage.length, localStorage.length, document.cookie]")
+            assert left == [1, 0, 0, ""]
+            # where the start and the reset spent their time (the benchmark's tables)
+            assert "tab browser: Chromium launch" in episode.phases.as_dict()
+            assert "workstation display: Xvfb" in episode.phases.as_dict()
+            assert "browser: cookies, storage, cache cleared" in episode.reset_phases.as_dict()
             assert (run / "attempts" / "1" / "report.json").exists()
             assert list((run / "output").iterdir()) == []
             # no private window, no DevTools: keys through the agent API change nothing

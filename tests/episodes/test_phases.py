@@ -1,0 +1,78 @@
+"""Where a start or a reset spends its time (``episodes.phases``) and how the benchmark
+reports it: phase spans, their medians over runs, the tables, the gold run's concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from episodes import benchmarks
+from episodes.phases import Phases, format_phases, summarize
+
+
+def test_spans_are_kept_from_the_beginning_in_the_order_they_began():
+    phases = Phases(t0=100.0)
+    phases.add("browser", 100.5, 101.25)
+    phases.add("display", 100.0, 100.2)
+
+    async def timed():
+        with phases.span("awaited"):
+            await asyncio.sleep(0)
+
+    asyncio.run(timed())
+    with pytest.raises(RuntimeError), phases.span("raised"):
+        raise RuntimeError("kept all the same")
+    spans = phases.as_dict()
+    assert list(spans)[:2] == ["display", "browser"]
+    assert spans["browser"] == {"start": 0.5, "end": 1.25, "s": 0.75}
+    assert {"awaited", "raised"} <= set(spans)
+
+
+def test_the_medians_of_each_phase_over_runs_ordered_by_start():
+    runs = [{"portal": {"start": 0.2, "end": 1.0, "s": 0.8},
+             "seed": {"start": 0.0, "end": 0.2, "s": 0.2}},
+            {"portal": {"start": 0.3, "end": 1.4, "s": 1.1},
+             "seed": {"start": 0.0, "end": 0.3, "s": 0.3}},
+            {"portal": {"start": 0.1, "end": 0.9, "s": 0.8},
+             "seed": {"start": 0.0, "end": 0.1, "s": 0.1},
+             "app": {"start": 0.1, "end": 2.0, "s": 1.9}}]
+    rows = summarize(runs)
+    assert [r["phase"] for r in rows] == ["seed", "app", "portal"]
+    portal = rows[2]
+    assert (portal["n"], portal["start_p50"], portal["end_p50"], portal["s_p50"]) == (
+        3, 0.2, 1.0, 0.8)
+    assert rows[1]["n"] == 1
+    table = format_phases("cold start", rows)
+    assert table.splitlines()[0] == "cold start"
+    assert "portal" in table and "1.000" in table
+    assert "no phases" in format_phases("reset", [])
+
+
+def test_the_benchmark_prints_the_phases_and_the_gold_runs_concurrency():
+    cold = [{"phase": "tab browser: Chromium launch", "n": 2, "start_p50": 0.4,
+             "end_p50": 1.1, "s_p50": 0.7}]
+    results = {"episodes": {
+        "browser": {"task": "ord-01", "cold_start_s": {"n": 2, "p50": 1.2},
+                    "first_settled_s": {"n": 2, "p50": 1.4}, "reset_s": {"n": 2, "p50": 0.1},
+                    "cold_start_phases": cold, "reset_phases": []},
+        "concurrency": {"max_concurrent_p95_under_100ms": 3, "levels": [],
+                        "limit_tried": 8, "task": "ord-01"},
+        "gold_all": {"wall_s": 420.0, "parallel": 3, "mean_score": 1.0}}}
+    rows = {name: (value, target) for name, value, target in benchmarks.summary_rows(results)}
+    assert rows["first settled screenshot p50, browser s"][0] == 1.4
+    assert rows["bench --agent gold --tasks all --parallel 3, wall s"] == (
+        420.0, "< 600; mean score 1.0")
+    assert rows["cold start p50, browser (ord-01) s"][1] == "<= 1.5"
+    assert rows["reset p50, browser (ord-01) s"][1] == "<= 0.2"
+    tables = benchmarks.format_phase_tables(results)
+    assert "cold start, browser (ord-01)" in tables
+    assert "tab browser: Chromium launch" in tables
+
+
+def test_the_gold_run_uses_the_concurrency_the_machine_held_unless_told():
+    held = {"max_concurrent_p95_under_100ms": 3}
+    assert benchmarks.gold_parallel(None, held)[0] == 3
+    assert benchmarks.gold_parallel(None, {"max_concurrent_p95_under_100ms": 0})[0] == 1
+    assert benchmarks.gold_parallel(4, held) == (4, "--parallel")
+    assert benchmarks.gold_parallel(None, None)[0] == 2

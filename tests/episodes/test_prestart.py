@@ -1,0 +1,62 @@
+"""A published app's interpreter started early (``episodes.prestart``): it waits on its pipe,
+then runs the app as ``python SCRIPT``/``python -m MODULE`` would, with the display's
+variables; an episode that ends first closes the pipe and the app never runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from episodes import prestart
+
+APP = """import json, os, sys
+from pathlib import Path
+Path(sys.argv[1]).write_text(json.dumps({"argv": sys.argv[1:], "name": __name__,
+    "display": os.environ.get("DISPLAY"), "warm": "colorsys" in sys.modules}))
+sys.exit(3)
+"""
+
+
+def _prestarted(tmp_path: Path, *command: str) -> tuple[subprocess.Popen, int]:
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), "--warm", "colorsys",
+         "--", *command], pass_fds=(read_fd,), env={**os.environ, "DISPLAY": ":0"})
+    os.close(read_fd)
+    return proc, write_fd
+
+
+def test_the_app_runs_once_told_with_the_display_it_is_given(tmp_path):
+    script, out = tmp_path / "app.py", tmp_path / "out.json"
+    script.write_text(APP)
+    proc, go = _prestarted(tmp_path, str(script), str(out), "--flag")
+    os.write(go, json.dumps({"DISPLAY": ":57"}).encode() + b"\n")
+    os.close(go)
+    assert proc.wait(30) == 3  # the app's own exit status
+    seen = json.loads(out.read_text())
+    assert seen == {"argv": [str(out), "--flag"], "name": "__main__", "display": ":57",
+                    "warm": True}
+
+
+def test_an_app_never_told_to_go_does_not_run(tmp_path):
+    script, out = tmp_path / "app.py", tmp_path / "out.json"
+    script.write_text(APP)
+    proc, go = _prestarted(tmp_path, str(script), str(out))
+    os.close(go)
+    assert proc.wait(30) == 0
+    assert not out.exists()
+
+
+def test_its_command_line_is_checked():
+    assert prestart.parse(["--go", "5", "--warm", "a", "--", "-m", "mod", "x"]) == (
+        5, ["a"], ["-m", "mod", "x"])
+    for bad in (["--go", "5"], ["--", "app.py"], ["--go", "5", "--", "-m"],
+                ["--go", "5", "--odd", "--", "app.py"]):
+        with pytest.raises(ValueError):
+            prestart.parse(bad)
+    assert prestart.main(["--", "app.py"]) == 2
