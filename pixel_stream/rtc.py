@@ -59,6 +59,61 @@ def _allow_loopback_candidates() -> None:
 
 _allow_loopback_candidates()
 
+# RTP header extension telling the browser how long it may hold frames before showing them.
+PLAYOUT_DELAY_URI = "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
+
+
+def playout_delay_value(min_ms: int = 0, max_ms: int = 0) -> bytes:
+    """The playout-delay extension's 3 bytes: 12-bit minimum and maximum, in 10 ms units."""
+    lo, hi = min(min_ms // 10, 0xFFF), min(max_ms // 10, 0xFFF)
+    return bytes(((lo >> 4) & 0xFF, ((lo & 0xF) << 4) | (hi >> 8), hi & 0xFF))
+
+
+def _send_zero_playout_delay() -> None:
+    """Offer and send the playout-delay RTP header extension with minimum = maximum = 0.
+
+    Without it Chromium schedules each received frame for a render time that adds its
+    jitter estimate and a fixed render delay (about 10 ms) even when the page asks for
+    ``playoutDelayHint = 0``; with a maximum playout delay of 0 (the "low-latency
+    renderer", as in cloud gaming) it shows each frame as soon as it is decoded. aiortc
+    neither negotiates nor writes this extension, so both are added here; browsers that do
+    not offer it are unaffected.
+    """
+    from aiortc import rtp
+    from aiortc.codecs import HEADER_EXTENSIONS
+    from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters
+
+    extensions_map = rtp.HeaderExtensionsMap
+    if getattr(extensions_map, "_pixel_stream", False):
+        return
+    if not any(e.uri == PLAYOUT_DELAY_URI for e in HEADER_EXTENSIONS["video"]):
+        HEADER_EXTENSIONS["video"].append(
+            RTCRtpHeaderExtensionParameters(id=6, uri=PLAYOUT_DELAY_URI)
+        )
+    configure, pack_values = extensions_map.configure, extensions_map.set
+    value = playout_delay_value(0, 0)
+
+    def configure_with_delay(self, parameters) -> None:
+        configure(self, parameters)
+        self._playout_delay_id = next(
+            (e.id for e in parameters.headerExtensions if e.uri == PLAYOUT_DELAY_URI), None
+        )
+
+    def set_with_delay(self, values) -> tuple[int, bytes]:
+        delay_id = getattr(self, "_playout_delay_id", None)
+        if not delay_id:
+            return pack_values(self, values)
+        profile, data = pack_values(self, values)
+        pairs = list(rtp.unpack_header_extensions(profile, data)) if data else []
+        return rtp.pack_header_extensions([*pairs, (delay_id, value)])
+
+    extensions_map.configure = configure_with_delay  # type: ignore[method-assign]
+    extensions_map.set = set_with_delay  # type: ignore[method-assign]
+    extensions_map._pixel_stream = True  # type: ignore[attr-defined]
+
+
+_send_zero_playout_delay()
+
 
 def video_codec_preferences() -> list:
     """H.264 constrained baseline, H.264 baseline, VP8, and RTX for retransmission."""

@@ -65,7 +65,8 @@ PAGE_HEADERS = {
 
 
 # Injector calls that never block (one XTEST request and a flush).
-INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position"})
+INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position",
+                          "apply_pointer"})
 
 
 MAX_TITLE = 200

@@ -89,7 +89,7 @@ class VideoEncoder:
         ctx.pix_fmt = "yuv420p"
         ctx.time_base = TIME_BASE
         ctx.framerate = fractions.Fraction(30, 1)
-        ctx.thread_count = 2
+        ctx.thread_count = 1
         ctx.open()
         return ctx
 

@@ -21,7 +21,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from pixel_stream.frames import Rect
 from pixel_stream.lossless import CHANNEL_LABEL, FrameStamper, LosslessViewer
 from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
-from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
+from pixel_stream.viewer_input import (
+    POINTER_TYPES,
+    ViewerInput,
+    ViewerInputError,
+    parse_viewer_input,
+)
 
 if TYPE_CHECKING:
     from pixel_stream.session import PixelSession
@@ -253,8 +258,10 @@ class ViewerConnection:
             if events:
                 frame_before = session.capture.slot.latest
                 seq_before = frame_before.seq
+                pointer_only = all(event["t"] in POINTER_TYPES for event in events)
+                apply = self.input.apply_pointer if pointer_only else self.input.apply_all
                 try:
-                    failures = await session.run_input(self.input.apply_all, events)
+                    failures = await session.run_input(apply, events)
                 except Exception as exc:  # noqa: BLE001 - report and keep serving
                     failures = [(event, exc) for event in events]
                 failed = {id(event) for event, _exc in failures}

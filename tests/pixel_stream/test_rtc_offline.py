@@ -9,10 +9,17 @@ import json
 import time
 
 import pytest
-from aiortc import RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription
+from aiortc import RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription, rtp
+from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters, RTCRtpParameters
 
 from pixel_stream.frames import Frame, FrameSlot, Rect
-from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer, without_mdns_candidates
+from pixel_stream.rtc import (
+    PLAYOUT_DELAY_URI,
+    ScreenVideoTrack,
+    negotiate_viewer,
+    playout_delay_value,
+    without_mdns_candidates,
+)
 from pixel_stream.video import EncodedFeed
 
 W, H = 320, 240
@@ -175,3 +182,34 @@ async def test_a_stalled_viewer_never_holds_up_the_feed_or_other_viewers():
         stalled.stop()
         live.stop()
         feed.stop()
+
+
+async def test_the_answer_negotiates_zero_playout_delay():
+    """A browser that offers the playout-delay extension is told to show frames as soon as
+    they are decoded (no jitter-buffer or render delay on top)."""
+    client = RTCPeerConnection()
+    client.addTransceiver("video", direction="recvonly")
+    await client.setLocalDescription(await client.createOffer())
+    offer = client.localDescription.sdp
+    if PLAYOUT_DELAY_URI not in offer:  # as a browser offers it
+        offer = offer.replace("a=extmap:1 ", f"a=extmap:9 {PLAYOUT_DELAY_URI}\r\na=extmap:1 ", 1)
+    track = ScreenVideoTrack(lambda name: EncodedFeed(FrameSlot(), name))
+    server, answer, _codec = await negotiate_viewer(offer, track)
+    try:
+        lines = [line for line in answer.splitlines() if PLAYOUT_DELAY_URI in line]
+        assert lines and lines[0].startswith("a=extmap:")
+        ext_id = int(lines[0].split(":")[1].split()[0])
+        extension_map = rtp.HeaderExtensionsMap()
+        extension_map.configure(RTCRtpParameters(headerExtensions=[
+            RTCRtpHeaderExtensionParameters(id=ext_id, uri=PLAYOUT_DELAY_URI)]))
+        profile, data = extension_map.set(rtp.HeaderExtensions())
+        assert (ext_id, b"\x00\x00\x00") in rtp.unpack_header_extensions(profile, data)
+    finally:
+        track.stop()
+        await client.close()
+        await server.close()
+
+
+def test_playout_delay_value_is_two_12_bit_fields_in_10_ms_units():
+    assert playout_delay_value(0, 0) == b"\x00\x00\x00"
+    assert playout_delay_value(100, 1000) == bytes.fromhex("00a064")

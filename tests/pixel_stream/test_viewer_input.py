@@ -1,8 +1,11 @@
 """Receiver input messages: checked, clipboard and files refused by policy."""
 
+import contextlib
+
 import pytest
 
-from pixel_stream.viewer_input import ViewerInputError, parse_viewer_input
+from pixel_stream.session import INLINE_INPUT
+from pixel_stream.viewer_input import ViewerInput, ViewerInputError, parse_viewer_input
 
 
 @pytest.mark.parametrize("kind", ["clipboard", "paste", "copy", "file", "upload", "download"])
@@ -34,3 +37,36 @@ def test_key_events_carry_keysyms():
 def test_wheel_is_clamped():
     event = parse_viewer_input({"t": "wheel", "x": 1, "y": 1, "dx": 0, "dy": 500}, 10, 10)
     assert event["dy"] == 20
+
+
+class _RecordingInjector:
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    @contextlib.contextmanager
+    def batch(self):
+        yield self
+        self.calls.append(("round_trip",))
+
+    def move(self, x: int, y: int) -> None:
+        self.calls.append(("move", x, y))
+
+    def button(self, button: int, down: bool) -> None:
+        self.calls.append(("button", button, down))
+
+
+def test_a_batch_of_pointer_messages_may_be_injected_on_the_event_loop():
+    injector = _RecordingInjector()
+    viewer = ViewerInput(injector, run=None)  # type: ignore[arg-type]
+    events = [parse_viewer_input({"t": "button", "x": 3, "y": 4, "button": 1, "down": down},
+                                 10, 10) for down in (True, False)]
+    # the session runs these without a hand-over to the input thread
+    assert viewer.apply_pointer.__name__ in INLINE_INPUT
+    assert viewer.apply_pointer(events) == []
+    assert injector.calls == [("move", 3, 4), ("button", 1, True), ("move", 3, 4),
+                              ("button", 1, False), ("round_trip",)]
+    # typing may block (a keycode remapping waits): never on the event loop
+    key = parse_viewer_input({"t": "key", "key": "a", "code": "KeyA", "down": True}, 10, 10)
+    with pytest.raises(ValueError):
+        viewer.apply_pointer([*events, key])
+    assert viewer.apply_all.__name__ not in INLINE_INPUT
