@@ -324,10 +324,14 @@ def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
         )
         text = _typing_text(cfg)
         bytes0 = page.evaluate("pixelBench.oursBytes()")
+        before = _server_counts(bed)
         meter.start()
         t0 = time.monotonic()
         page.evaluate("([t, r]) => pixelBench.oursType(t, r)", [text, cfg.typing_rate])
         out["typing_cpu_pct"] = _r(meter.stop())
+        after = _server_counts(bed)
+        # how the typed changes went out: video frames, changes sent as tiles only, tiles
+        out.update({f"typing_{k}": after[k] - before[k] for k in after})
         out["typing_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
@@ -340,6 +344,21 @@ def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
     finally:
         page.close()
     return out
+
+
+def _server_counts(bed: TestBed) -> dict[str, int]:
+    """The session server's own counters (its /status): video frames encoded, changes sent
+    as tiles only, tiles and their bytes."""
+    import urllib.request
+
+    url = bed.info["url"].replace("/?token=", "/status?token=")
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        status = json.loads(reply.read())
+    feeds = status.get("encoders", {}).values()
+    lossless = status.get("lossless") or {}
+    return {"video_frames": sum(f.get("frames", 0) for f in feeds),
+            "frames_by_tiles": sum(f.get("frames_by_tiles", 0) for f in feeds),
+            "tiles": lossless.get("tiles", 0), "tile_bytes": lossless.get("tile_bytes", 0)}
 
 
 def _typing_text(cfg: BenchConfig) -> str:

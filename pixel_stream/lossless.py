@@ -15,6 +15,8 @@ sequence numbers of captured frames (``Frame.seq``):
   goes out, not for heartbeats that repeat the picture; the page reads R from
   ``requestVideoFrameCallback``'s ``metadata.rtpTimestamp``), with each captured frame's
   damaged region since the previous stamp: the log is then complete up to frame K;
+* ``{"t": "d", "known": K, "rects": [...]}`` — the damage log up to frame K, for a change
+  that was sent as tiles only, with no video frame (``SessionPolicy.tile_changes_px``);
 * ``{"t": "tile", "id", "seq", "x", "y", "w", "h", "size", "chunks"}`` followed by
   ``chunks`` binary messages with the PNG (SCTP messages are limited in size);
 * ``{"t": "exact", "seq": S}`` — every tile this page needs for frame S has been sent
@@ -45,7 +47,7 @@ import numpy as np
 from PIL import Image
 
 from pixel_stream.frames import Frame, FrameSlot, Rect
-from pixel_stream.imaging import PNG_COMPRESS_LEVEL, frame_image
+from pixel_stream.imaging import PNG_COMPRESS_LEVEL
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +93,13 @@ class DamageMap:
         """A viewer's "seq of the tile it has" grid: nothing yet."""
         return np.full((self.rows, self.cols), -1, np.int64)
 
-    def due(self, sent: np.ndarray, now: float, delay: float) -> tuple[np.ndarray, float | None]:
-        """(cells to refresh now, seconds until the next pending cell is due or None)."""
+    def due(self, sent: np.ndarray, now: float, delay: float, at_once_upto: int = -1
+            ) -> tuple[np.ndarray, float | None]:
+        """(cells to refresh now, seconds until the next pending cell is due or None).
+        Cells last changed by frames up to ``at_once_upto`` (sent as tiles, not as video)
+        are due at once."""
         stale = self.changed_seq > sent
-        quiet = now - self.changed_at >= delay
+        quiet = (now - self.changed_at >= delay) | (self.changed_seq <= at_once_upto)
         waiting = stale & ~quiet
         wait = None
         if waiting.any():
@@ -142,12 +147,18 @@ def cells_to_rects(mask: np.ndarray, cell: int, width: int, height: int,
 
 
 def encode_tiles(frame: Frame, rects: list[Rect]) -> list[bytes]:
-    """Untagged RGB PNGs of ``rects`` of ``frame`` (a browser decodes them exactly)."""
-    image = frame_image(frame)
+    """Untagged RGB PNGs of ``rects`` of ``frame`` (a browser decodes them exactly).
+    Only each rectangle's pixels are converted (read in place from the BGRX rows), not the
+    whole frame: a tile of a typed letter costs what the letter does."""
+    pixels = memoryview(frame.pixels)
+    stride = frame.stride
     out = []
     for rect in rects:
+        start = rect.y * stride + rect.x * 4
+        end = (rect.y + rect.height - 1) * stride + (rect.x + rect.width) * 4
+        tile = Image.frombuffer("RGB", (rect.width, rect.height), pixels[start:end], "raw",
+                                "BGRX", stride, 1)
         buf = io.BytesIO()
-        tile: Image.Image = image.crop((rect.x, rect.y, rect.x + rect.width, rect.y + rect.height))
         tile.save(buf, "PNG", compress_level=PNG_COMPRESS_LEVEL)
         out.append(buf.getvalue())
     return out
@@ -198,6 +209,24 @@ class FrameStamper:
         """Frames went out but the sender never showed their RTP timestamps."""
         return self.origin is None and self.frames > 3
 
+    def by_tiles(self, seq: int) -> list[dict[str, Any]]:
+        """Frame ``seq`` goes to the page as tiles, with no video frame: the damage log up
+        to it (the page's next video stamp then lists only what came after)."""
+        if seq <= self._logged:
+            return []
+        entries = self.slot.damage_log(self._logged)
+        if entries is None:
+            self.lost = True
+        frame = self.slot.latest
+        width, height = (frame.width, frame.height) if frame is not None else (0, 0)
+        self._rects += log_entries(entries, seq, width, height)
+        self._logged = seq
+        if self.origin is None or self.waiting:
+            return []  # the log goes with the first stamp the page can place
+        out = [{"t": "d", "known": seq, "rects": self._rects}]
+        self._rects = []
+        return out
+
     def frame_out(self, pts: int, seq: int | None) -> list[dict[str, Any]]:
         """Called as the track hands the sender frame (pts, seq); returns the messages
         that can be sent now."""
@@ -222,7 +251,8 @@ class FrameStamper:
         if self.origin is None or not self.waiting:
             del self.waiting[:-8]
             return []
-        out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s, "known": seq,
+        out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s,
+                "known": self._logged,
                 "rects": []} for p, s in self.waiting]
         out[0]["rects"] = self._rects
         self._rects, self.waiting = [], []
@@ -280,6 +310,7 @@ class LosslessFeed:
         self._ids = itertools.count(1)
         self._cache: tuple[int, dict[Rect, bytes]] = (-1, {})
         self._sending: set[asyncio.Task] = set()  # held: the loop keeps only weak references
+        self._at_once_upto = -1  # changes up to this frame went as tiles only: no delay
         self.tiles_encoded = 0
         self.encode_ms = 0.0
 
@@ -293,6 +324,12 @@ class LosslessFeed:
             self._task = asyncio.create_task(self._run(), name="lossless")
         self._wake.set()
         return viewer
+
+    def send_now(self, seq: int) -> None:
+        """Frame ``seq`` was not encoded as video: its changed cells are due at once."""
+        if seq > self._at_once_upto:
+            self._at_once_upto = seq
+            self._wake.set()
 
     def remove(self, viewer: LosslessViewer) -> None:
         self.viewers.discard(viewer)
@@ -364,7 +401,7 @@ class LosslessFeed:
                 continue
             if viewer.busy:
                 continue
-            due, later = self.map.due(viewer.sent, now, self.delay_s)
+            due, later = self.map.due(viewer.sent, now, self.delay_s, self._at_once_upto)
             if later is not None:
                 wait = later if wait is None else min(wait, later)
             if not due.any():

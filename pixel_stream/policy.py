@@ -31,6 +31,10 @@ class SessionPolicy:
     # a region with no damage for this long is sent exactly (PNG tiles over the video);
     # None: lossy video only
     lossless_delay_s: float | None = 0.15
+    # a change whose area (the bounding box of the damage since the last video frame) is at
+    # most this many pixels goes to viewers that show exact tiles as tiles only, at once,
+    # not as a video frame (typing, a caret, a checkbox); None: every change is video
+    tile_changes_px: int | None = 128 * 128
     clipboard: str = "disabled"
     file_transfer: str = "disabled"
 
@@ -59,6 +63,13 @@ class SessionPolicy:
             raise PolicyError(
                 f"lossless_delay_s must be between 0.02 and 10 seconds or None (no lossless "
                 f"refresh), got {self.lossless_delay_s!r}"
+            )
+        if self.tile_changes_px is not None and (
+                not isinstance(self.tile_changes_px, int)
+                or not 0 < self.tile_changes_px <= 1 << 22):
+            raise PolicyError(
+                f"tile_changes_px must be a number of pixels between 1 and {1 << 22} or None "
+                f"(every change as video), got {self.tile_changes_px!r}"
             )
         for key in ("clipboard", "file_transfer"):
             if getattr(self, key) != "disabled":

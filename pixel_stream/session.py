@@ -40,7 +40,7 @@ from pixel_stream.capture import ScreenCapture
 from pixel_stream.clients import ClientRegistry
 from pixel_stream.control import ControlSeat
 from pixel_stream.display import Display
-from pixel_stream.frames import Frame
+from pixel_stream.frames import Frame, Rect
 from pixel_stream.imaging import ScreenshotCache
 from pixel_stream.lossless import LosslessFeed
 from pixel_stream.policy import SessionPolicy
@@ -419,8 +419,31 @@ class PixelSession:
         feed = self._feeds.get(codec)
         if feed is None:
             feed = EncodedFeed(self.capture.slot, codec, quality=self.policy.video_quality)
+            if self.policy.tile_changes_px is not None and self.policy.lossless_delay_s:
+                feed.by_tiles = lambda dirty, f=feed: self._by_tiles(f, dirty)
+                feed.on_tiles = self._tiles_from_encoder
             self._feeds[codec] = feed
         return feed
+
+    def _by_tiles(self, feed: EncodedFeed, dirty: Rect) -> bool:
+        """(Encoder thread.) A change this small goes as tiles only when every viewer of
+        ``feed`` shows tiles in order with its video."""
+        limit = self.policy.tile_changes_px
+        if limit is None or dirty.area > limit or self._lossless is None:
+            return False
+        watching = [v for v in list(self.clients.viewers.values())
+                    if v.track is not None and v.track._feed is feed]
+        return bool(watching) and all(v.shows_tiles for v in watching)
+
+    def _tiles_from_encoder(self, seq: int) -> None:
+        """(Encoder thread.) Frame ``seq`` was not encoded: the pages get it as tiles."""
+        self._loop.call_soon_threadsafe(self._send_as_tiles, seq)
+
+    def _send_as_tiles(self, seq: int) -> None:
+        for viewer in list(self.clients.viewers.values()):
+            viewer.sent_as_tiles(seq)
+        if self._lossless is not None:
+            self._lossless.send_now(seq)
 
     def lossless_feed(self) -> LosslessFeed | None:
         """The exact-tile refresher all viewers share (None when the policy turns it off)."""
@@ -449,6 +472,7 @@ class PixelSession:
                 codec: {
                     "subscribers": f.subscribers,
                     "frames": f.frames_encoded,
+                    "frames_by_tiles": f.frames_by_tiles,
                     "keyframes": f.keyframes,
                     "bytes": f.bytes_encoded,
                     "last_encode_ms": round(f.last_encode_ms, 2),
@@ -457,6 +481,7 @@ class PixelSession:
             },
             "lossless": None if self._lossless is None else {
                 "tiles": self._lossless.tiles_encoded,
+                "tile_bytes": sum(v.bytes_sent for v in self._lossless.viewers),
                 "encode_ms": round(self._lossless.encode_ms, 1),
             },
             "recording": str(self.recorder.path) if self.recorder else None,

@@ -208,6 +208,14 @@ class EncodedFeed:
         self.last_encode_ms = 0.0
         # pts -> frame seq of the frames encoded lately (viewers stamp their video frames)
         self._seq_of_pts: collections.OrderedDict[int, int] = collections.OrderedDict()
+        # Set by the session: whether a change of this area (since the last video frame)
+        # may reach every viewer as exact tiles instead of a video frame, and who sends
+        # them (called on this thread with the frame's seq). A frame sent as tiles is not
+        # encoded: the video catches up with the next frame that is (a larger change, a
+        # keyframe or the heartbeat).
+        self.by_tiles: Callable[[Rect], bool] | None = None
+        self.on_tiles: Callable[[int], None] | None = None
+        self.frames_by_tiles = 0
 
     def seq_of_pts(self, pts: int) -> int | None:
         """The captured frame (``Frame.seq``) a packet with this pts shows, if recent."""
@@ -259,9 +267,26 @@ class EncodedFeed:
             and time.monotonic() - self._last_keyframe_at >= MIN_KEYFRAME_INTERVAL_S
         )
 
+    def _send_as_tiles(self, frame: Frame, last_seq: int | None) -> bool:
+        """Whether ``frame`` goes to the viewers as exact tiles rather than encoded."""
+        by_tiles, on_tiles = self.by_tiles, self.on_tiles
+        if by_tiles is None or on_tiles is None or last_seq is None or frame.seq <= last_seq:
+            return False
+        dirty = self.slot.damage_since(last_seq)
+        if dirty is None or not by_tiles(dirty):
+            return False
+        self.frames_by_tiles += 1
+        try:
+            on_tiles(frame.seq)
+        except Exception:  # noqa: BLE001 - then the video carries it after all
+            log.exception("sending a change as tiles failed")
+            return False
+        return True
+
     def _run(self) -> None:
         encoder: VideoEncoder | None = None
         last_seq: int | None = None
+        seen_seq: int | None = None
         tick = 0
         try:
             while True:
@@ -285,6 +310,10 @@ class EncodedFeed:
                     self._keyframe_wanted = True
                     last_seq = None
                 keyframe = self._keyframe_due()
+                heartbeat = frame.seq == seen_seq  # the same picture announced again
+                seen_seq = frame.seq
+                if not keyframe and not heartbeat and self._send_as_tiles(frame, last_seq):
+                    continue
                 if keyframe:
                     self._keyframe_wanted = False
                     self._last_keyframe_at = time.monotonic()

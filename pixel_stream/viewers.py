@@ -59,6 +59,7 @@ class ViewerConnection:
         self.input: ViewerInput | None = None
         self.worker: asyncio.Task | None = None
         self.lossless: LosslessViewer | None = None
+        self.stamper: FrameStamper | None = None
         self.closed = False
 
     # -- signalling --------------------------------------------------------------------
@@ -162,6 +163,21 @@ class ViewerConnection:
             if self.pc.connectionState in ("failed", "closed"):
                 await self.close()
 
+    @property
+    def shows_tiles(self) -> bool:
+        """Its page shows exact tiles in order with the video (a change may come as tiles
+        only)."""
+        stamper, lossless = self.stamper, self.lossless
+        return (stamper is not None and lossless is not None and lossless.open
+                and stamper.origin is not None and not stamper.failed)
+
+    def sent_as_tiles(self, seq: int) -> None:
+        """Frame ``seq`` reaches this page as tiles only: the damage log up to it first."""
+        if self.stamper is None or self.lossless is None:
+            return
+        for message in self.stamper.by_tiles(seq):
+            self.lossless.send(json.dumps(message))
+
     def _attach_lossless(self, channel) -> None:
         """The page's ``lossless`` channel: exact tiles, the damage log, frame stamps."""
         feed = self.session.lossless_feed()
@@ -170,7 +186,7 @@ class ViewerConnection:
         slot = self.session.capture.slot
         start = slot.latest.seq if slot.latest is not None else 0
         viewer = self.lossless = feed.add(channel, start)
-        stamper = FrameStamper(self.pc.getSenders()[0], slot, start)
+        stamper = self.stamper = FrameStamper(self.pc.getSenders()[0], slot, start)
         video_feed = self.track._feed
 
         def on_frame(pts: int) -> None:

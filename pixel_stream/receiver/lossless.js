@@ -6,6 +6,8 @@
 //                                             frame seq; rects: [[seq,x,y,w,h],...], damage
 //                                             of each captured frame, the log then complete
 //                                             up to frame `known`
+//   {t:"d", known, rects}                     the damage log up to frame `known`, for a
+//                                             change sent as tiles only (no video frame)
 //   {t:"tile", id, seq, x, y, w, h, size, chunks} + `chunks` binary messages (the PNG)
 //   {t:"exact", seq}                          every tile for frame seq has been sent
 // `settled` is true once the canvas shows the latest known frame exactly.
@@ -90,6 +92,12 @@ export class Lossless {
     } else if (msg.t === "start") {
       this.logFrom = msg.seq;
       this.knownSeq = Math.max(this.knownSeq, msg.seq);
+    } else if (msg.t === "d") {
+      // a change sent as tiles only (no video frame): the damage log up to msg.known
+      if (this.logFrom === null) return;
+      for (const entry of msg.rects) if (entry[0] > this.logFrom) this.log.push(entry);
+      this.knownSeq = Math.max(this.knownSeq, msg.known);
+      if (this.wanted !== null && this.wanted <= this.knownSeq) this.present(this.wanted);
     } else if (msg.t === "exact") {
       this.chain = this.chain.then(() => { this.exactSeq = msg.seq; });
     } else if (msg.t === "v") {

@@ -162,6 +162,62 @@ def test_frames_waiting_for_the_origin_are_stamped_by_the_next_heartbeat():
     assert stamper.frame_out(4000, 2) == []  # nothing waits any more
 
 
+def test_a_change_sent_as_tiles_only_gets_its_damage_log_without_a_video_stamp():
+    slot = FrameSlot()
+    for seq in range(1, 3):
+        slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(seq, 0, 1, 1)))
+    sender = FakeSender()
+    stamper = FrameStamper(sender, slot, start_seq=0)
+    assert stamper.by_tiles(1) == []  # no origin yet: the log waits for the first stamp
+    sender._RTCRtpSender__rtp_timestamp = 500
+    assert stamper.frame_out(100, 1) == []  # already logged when it went as tiles
+    assert stamper.frame_out(200, 2) == [  # the log of the tiles rides the first stamp
+        {"t": "v", "rtp": 600, "seq": 2, "known": 2,
+         "rects": [[1, 1, 0, 1, 1], [2, 2, 0, 1, 1]]}]
+    slot.publish(frame(3, 64, 64, fill=3, region=Rect(3, 0, 1, 1)))
+    assert stamper.by_tiles(3) == [{"t": "d", "known": 3, "rects": [[3, 3, 0, 1, 1]]}]
+    assert stamper.by_tiles(3) == []  # once
+    slot.publish(frame(4, 64, 64, fill=4, region=Rect(4, 0, 1, 1)))
+    assert stamper.frame_out(300, 4) == [  # the next video stamp: only what came after
+        {"t": "v", "rtp": 700, "seq": 4, "known": 4, "rects": [[4, 4, 0, 1, 1]]}]
+
+
+def test_cells_of_a_change_sent_as_tiles_are_due_at_once():
+    damage = DamageMap(64, 64, cell=32)
+    damage.note(3, Rect(0, 0, 4, 4), now=10.0)
+    damage.note(4, Rect(40, 40, 4, 4), now=10.0)
+    sent = np.zeros_like(damage.changed_seq)  # the viewer has everything before frame 3
+    due, _ = damage.due(sent, now=10.01, delay=0.15)
+    assert not due.any()
+    due, wait = damage.due(sent, now=10.01, delay=0.15, at_once_upto=3)
+    assert due.tolist() == [[True, False], [False, False]] and wait is not None
+
+
+def test_the_encoder_sends_small_changes_as_tiles_when_told_it_may():
+    from pixel_stream.video import EncodedFeed
+
+    slot = FrameSlot()
+    slot.publish(frame(1, 64, 64, fill=1))
+    slot.publish(frame(2, 64, 64, fill=2, region=Rect(0, 0, 8, 8)))
+    feed = EncodedFeed(slot, "h264")
+    assert not feed._send_as_tiles(slot.latest, 1)  # no hooks: video
+    sent: list[int] = []
+    feed.by_tiles = lambda dirty: dirty.area <= 100
+    feed.on_tiles = sent.append
+    assert feed._send_as_tiles(slot.latest, 1) and sent == [2]
+    assert not feed._send_as_tiles(slot.latest, 2)  # nothing new since the last video frame
+    slot.publish(frame(3, 64, 64, fill=3, region=Rect(0, 0, 64, 64)))
+    assert not feed._send_as_tiles(slot.latest, 1)  # too large a change: video
+    assert feed.frames_by_tiles == 1
+
+    def broken(seq: int) -> None:
+        raise RuntimeError("no channel")
+
+    feed.on_tiles = broken
+    feed.by_tiles = lambda dirty: True
+    assert not feed._send_as_tiles(slot.latest, 1)  # then the video carries it
+
+
 def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
     slot = FrameSlot()
     stamper = FrameStamper(object(), slot, start_seq=0)
@@ -169,6 +225,14 @@ def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
         slot.publish(frame(seq, 64, 64, fill=seq))
         assert stamper.frame_out(seq * 3000, seq) == []
     assert stamper.failed
+
+
+def test_the_policy_checks_the_size_of_changes_sent_as_tiles():
+    assert SessionPolicy().tile_changes_px == 128 * 128
+    assert SessionPolicy(tile_changes_px=None).tile_changes_px is None
+    for bad in (0, -5, 1.5, 1 << 23):
+        with pytest.raises(PolicyError, match="tile_changes_px"):
+            SessionPolicy(tile_changes_px=bad)
 
 
 def test_the_policy_checks_the_lossless_delay():
@@ -229,6 +293,17 @@ ORDERING = """async (src) => {
   v(1300, 14, 14, [[14, 50, 20, 2, 2]]);
   l.onVideoFrame(1300);
   out.cleared_14 = alpha(50, 20); out.presented = l.presented;
+  // a change sent as tiles only (no video frame): its log comes as {t: 'd'}; the page is
+  // settled once its tile is painted; a later video frame keeps the tile (not newer)
+  l.onMessage(JSON.stringify({t: 'd', known: 15, rects: [[15, 30, 24, 4, 4]]}));
+  out.settled_d_before_tile = l.settled;
+  l.paint({seq: 15, x: 24, y: 16, w: 16, h: 16}, await solid(16, 16, '1,1,1'));
+  l.onMessage(JSON.stringify({t: 'exact', seq: 15}));
+  await l.chain;
+  out.settled_d = l.settled;
+  v(1400, 16, 16, [[16, 0, 24, 2, 2]]);
+  l.onVideoFrame(1400);
+  out.tile_only_kept = alpha(31, 25);
   return out;
 }"""
 
@@ -250,6 +325,7 @@ def test_the_page_orders_tiles_against_video_frames():
         "others_kept": 255, "kept_unstamped": 255, "cleared_12": 0, "old_tile_painted": 255,
         "old_tile_cut": 0, "newer_kept": 255, "resends": [{"x": 0, "y": 0, "w": 4, "h": 4}],
         "cleared_14": 0, "presented": 14,
+        "settled_d_before_tile": False, "settled_d": True, "tile_only_kept": 255,
     }
 
 

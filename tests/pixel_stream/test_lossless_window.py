@@ -41,5 +41,8 @@ def test_a_settled_screen_is_pixel_identical_and_the_title_is_there_from_the_sta
             keys.close()
         ms, diff = window.wait_identical(time.monotonic(), timeout=15)
         assert diff == 0, f"{diff} pixels differ after typing"
+        # the typed letters went to the page as exact tiles, not as video frames
+        encoders = session.session.describe()["encoders"]
+        assert sum(e["frames_by_tiles"] for e in encoders.values()) > 0, encoders
     # the tile encoder's thread ends with the session
     assert not [t.name for t in threading.enumerate() if t.name.startswith("lossless")]
