@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import threading
@@ -69,13 +70,25 @@ def mem_available_mb() -> int | None:
 
 
 # -- the agents' work ------------------------------------------------------------------------
-def agent_work(connection: dict[str, Any], shots: int, think_s: float = 0.0) -> list[float]:
+def think_times(think_s: float, shots: int, seed: int) -> list[float]:
+    """An agent's pauses after each action: ``think_s`` on average, each drawn between half
+    and one and a half of it (seeded): the step times of a model vary, so agents started
+    together drift apart instead of acting in lockstep. Zero: no pause."""
+    if think_s <= 0:
+        return [0.0] * shots
+    rng = random.Random(seed)
+    return [think_s * rng.uniform(0.5, 1.5) for _ in range(shots)]
+
+
+def agent_work(connection: dict[str, Any], shots: int, think_s: float = 0.0,
+               seed: int = 0) -> list[float]:
     """One agent: act (and wait for the screen to settle, which returns a JPEG), then take
     the PNG screenshot an agent would — only that is timed (seconds) — then think for
     ``think_s`` (a model's turn; 0: act back to back, the worst case)."""
     from pixel_stream.client import AgentClient
 
     mine = []
+    pauses = think_times(think_s, shots, seed)
     with AgentClient(connection["agent_url"], connection["token"], control="take") as a:
         for i in range(shots):
             a.act_and_observe({"action": "left_click", "coordinate": FOLDER_LINKS[i % 2]},
@@ -83,23 +96,23 @@ def agent_work(connection: dict[str, Any], shots: int, think_s: float = 0.0) -> 
             started = time.perf_counter()
             a.screenshot(format="png", fresh=True)
             mine.append(time.perf_counter() - started)
-            if think_s > 0:
-                time.sleep(think_s)
+            if pauses[i] > 0:
+                time.sleep(pauses[i])
     return mine
 
 
 def screenshot_round(connections: list[dict[str, Any]], shots: int,
-                     think_s: float = 0.0) -> list[float]:
+                     think_s: float = 0.0, seed: int = 0) -> list[float]:
     """Every episode's agent works at once (one thread each, named ``agent-N``)."""
     latencies: list[float] = []
     lock = threading.Lock()
 
-    def agent(connection: dict[str, Any]) -> None:
-        mine = agent_work(connection, shots, think_s)
+    def agent(connection: dict[str, Any], i: int) -> None:
+        mine = agent_work(connection, shots, think_s, seed + i)
         with lock:
             latencies.extend(mine)
 
-    threads = [threading.Thread(target=agent, args=(c,), name=f"agent-{i}")
+    threads = [threading.Thread(target=agent, args=(c, i), name=f"agent-{i}")
                for i, c in enumerate(connections)]
     for thread in threads:
         thread.start()
@@ -203,14 +216,20 @@ async def concurrency(spec: Any, workdir: Path, shots: int, in_process: bool = F
             raise
         return episode
 
+    rounds_run = [0]  # seeds the agents' pauses: each round its own, reproducibly
+
     async def measure(episodes: list[Any]) -> list[float]:
         # at least MIN_SAMPLES screenshots a round, so that p95 is not just the slowest one
         each = max(shots, math.ceil(MIN_SAMPLES / len(episodes)))
         if not in_process:
-            rounds = await asyncio.gather(*(e.round(each, think_s) for e in episodes))
+            rounds_run[0] += 1
+            seed = rounds_run[0] * 1000
+            rounds = await asyncio.gather(*(e.round(each, think_s, seed + i)
+                                            for i, e in enumerate(episodes)))
             return [latency for mine in rounds for latency in mine]
+        rounds_run[0] += 1
         return await asyncio.to_thread(screenshot_round, [e.connection() for e in episodes],
-                                       each, think_s)
+                                       each, think_s, rounds_run[0] * 1000)
 
     result = await find_ceiling(start, measure)
     return {**result, "task": spec.alias, "shots_per_agent": shots, "think_s": think_s,
@@ -255,8 +274,8 @@ class EpisodeProcess:
             raise RuntimeError(reply["error"])
         return self
 
-    async def round(self, shots: int, think_s: float = 0.0) -> list[float]:
-        await self._send({"round": shots, "think_s": think_s})
+    async def round(self, shots: int, think_s: float = 0.0, seed: int = 0) -> list[float]:
+        await self._send({"round": shots, "think_s": think_s, "seed": seed})
         reply = await self._reply()
         if "error" in reply:
             raise RuntimeError(f"the agent of {self.run_dir.name} failed: {reply['error']}")
@@ -302,7 +321,8 @@ async def serve_episode(alias: str, run_dir: Path) -> None:
                 order = json.loads(line)
                 latencies = await asyncio.to_thread(agent_work, episode.connection(),
                                                     int(order["round"]),
-                                                    float(order.get("think_s", 0.0)))
+                                                    float(order.get("think_s", 0.0)),
+                                                    int(order.get("seed", 0)))
             except Exception as exc:  # noqa: BLE001 - told to the parent
                 tell({"error": str(exc)})
                 continue

@@ -218,3 +218,13 @@ def test_an_episode_process_that_cannot_start_says_why(tmp_path):
     child = bench_capacity.EpisodeProcess("no-such-task", tmp_path / "run")
     with pytest.raises(RuntimeError, match="no task 'no-such-task' in the catalog"):
         asyncio.run(child.start())
+
+
+def test_agents_pause_around_the_think_time_and_drift_apart() -> None:
+    from episodes.bench_capacity import think_times
+
+    assert think_times(0.0, 3, seed=1) == [0.0, 0.0, 0.0]
+    one = think_times(2.0, 50, seed=1)
+    assert one == think_times(2.0, 50, seed=1)  # seeded
+    assert all(1.0 <= t <= 3.0 for t in one) and 1.7 < sum(one) / len(one) < 2.3
+    assert one != think_times(2.0, 50, seed=2)  # two agents do not act in lockstep
