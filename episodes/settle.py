@@ -55,6 +55,13 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
 
         front = RECEIVER_CLASS if receiver is not None else BROWSER_CLASS
         has_front = receiver is not None or getattr(workstation, "context", None) is not None
+        # both windows maximized, as they were asked to start: Chromium's request is now
+        # and then not honoured (the window then shows its frame's bottom handle)
+        windows = [c for c, up in ((BROWSER_CLASS, getattr(workstation, "context", None)),
+                                   (RECEIVER_CLASS, receiver)) if up is not None]
+        if windows and not await asyncio.to_thread(
+                maximize_windows, episode.display.name, windows, deadline):
+            report["timed_out"].append("maximizing " + ", ".join(windows))
         if has_front and not await _bring_to_front(episode.display.name, front, deadline):
             report["timed_out"].append(f"activating {front}")
     for system, app in episode.apps.items():
@@ -81,6 +88,50 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                     getattr(episode, "episode_id", "?"), timeout_s,
                     ", ".join(report["timed_out"]))
     return report
+
+
+def maximize_windows(display_name: str, wm_classes: list[str], deadline: float) -> bool:
+    """Maximize (``_NET_WM_STATE``) every window of the given classes; True once each one
+    of them is maximized, False at ``deadline`` (monotonic)."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+    from Xlib.protocol import event as xevent
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        atom = conn.intern_atom
+        clients, state = atom("_NET_CLIENT_LIST"), atom("_NET_WM_STATE")
+        wanted = {atom("_NET_WM_STATE_MAXIMIZED_VERT"), atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
+        while True:
+            missing = set(wm_classes)
+            prop = root.get_full_property(clients, X.AnyPropertyType)
+            for wid in list(prop.value) if prop is not None else []:
+                window = conn.create_resource_object("window", wid)
+                try:
+                    cls = window.get_wm_class()
+                    current = window.get_full_property(state, X.AnyPropertyType)
+                    dialog = window.get_wm_transient_for() is not None
+                except Exception:  # noqa: BLE001 - gone meanwhile
+                    continue
+                if not cls or cls[1] not in missing or dialog:
+                    continue
+                if current is not None and wanted <= set(current.value):
+                    missing.discard(cls[1])
+                    continue
+                vert, horz = sorted(wanted)
+                message = xevent.ClientMessage(window=window, client_type=state,
+                                               data=(32, [1, vert, horz, 1, 0]))
+                root.send_event(message, event_mask=X.SubstructureRedirectMask
+                                | X.SubstructureNotifyMask)
+                conn.flush()
+            if not missing:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+    finally:
+        conn.close()
 
 
 async def _bring_to_front(display_name: str, wm_class: str, deadline: float) -> bool:

@@ -37,6 +37,52 @@ def test_diff_box_reports_the_bounding_box() -> None:
 
 
 @pytest.mark.slow
+def test_a_window_left_unmaximized_is_maximized_and_a_dialog_is_not() -> None:
+    import time
+
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    from episodes.settle import maximize_windows
+    from pixel_stream.display import Display
+    from pixel_stream.procs import wait_until
+
+    with Display(640, 480) as display:
+        conn = xdisplay.Display(display.name)
+        try:
+            root = conn.screen().root
+            main = root.create_window(10, 10, 200, 100, 0, X.CopyFromParent)
+            main.set_wm_class("chromium", "Chromium")
+            dialog = root.create_window(20, 20, 100, 50, 0, X.CopyFromParent)
+            dialog.set_wm_class("chromium", "Chromium")
+            dialog.set_wm_transient_for(main)
+            for window in (main, dialog):
+                window.map()
+            conn.sync()
+            state = conn.intern_atom("_NET_WM_STATE")
+            maximized = {conn.intern_atom("_NET_WM_STATE_MAXIMIZED_VERT"),
+                         conn.intern_atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
+
+            def states(window) -> set[int]:
+                prop = window.get_full_property(state, X.AnyPropertyType)
+                return set(prop.value) if prop is not None else set()
+
+            clients = conn.intern_atom("_NET_CLIENT_LIST")
+
+            def managed() -> bool:
+                prop = root.get_full_property(clients, X.AnyPropertyType)
+                return prop is not None and main.id in list(prop.value)
+
+            wait_until(managed, 20, "the window manager to manage the window")
+            assert maximize_windows(display.name, ["Chromium"], time.monotonic() + 10)
+            assert maximized <= states(main)
+            assert not maximized & states(dialog)
+            assert not maximize_windows(display.name, ["NoSuchClass"], time.monotonic())
+        finally:
+            conn.close()
+
+
+@pytest.mark.slow
 def test_two_fresh_desktop_episodes_show_one_exact_first_screen(tmp_path: Path) -> None:
     spec = load_catalog().get("ord-06")  # Hyperspace in the Citrix window, a browser tab
     result = asyncio.run(first_screens(spec, 2, tmp_path, keep_dir=tmp_path / "kept"))
