@@ -126,6 +126,7 @@ class Workstation:
     _closing: bool = False
     _starting_browser: bool = False
     _browser_exited: bool = False
+    _receiver_started: bool = False  # the Citrix window is up and was brought to front
     _cdp: Any = None
     _pages_by_site: dict[str, Any] = field(default_factory=dict)
     _launchers: dict[str, str] = field(default_factory=dict)
@@ -231,7 +232,21 @@ class Workstation:
         """The Citrix Workspace window on a published app's session, in front."""
         self.receiver_port, self.receiver_token = port, token
         await self._launch_receiver(playwright, find_chromium(self.chromium))
-        await self.receiver_page.bring_to_front()
+        await self._receiver_to_front()
+        self._receiver_started = True
+
+    async def _receiver_to_front(self) -> None:
+        """The Citrix window's page in front and its window active. While the window
+        starts, Chromium may close a blank page it opened beside the session's page: the
+        page is looked up again then."""
+        for attempt in range(3):
+            try:
+                await self.receiver_page.bring_to_front()
+                break
+            except Exception:  # noqa: BLE001 - that page closed meanwhile
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(0.05)
         await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
 
     def _prepare_home(self) -> None:
@@ -388,10 +403,10 @@ class Workstation:
                                for tab, page in opened))
         if self.tabs:
             await pages[0].bring_to_front()
-        if self.receiver is not None and self.receiver.pages:
-            # a desktop task starts with its published app in front and focused
-            await self.receiver_page.bring_to_front()
-            await asyncio.to_thread(activate_window, self.display.name, RECEIVER_CLASS)
+        if self._receiver_started:
+            # a desktop task starts with its published app in front and focused (at the
+            # first start, the Citrix window's own start does this once it is up)
+            await self._receiver_to_front()
 
     @staticmethod
     async def _close(page: Any) -> None:
