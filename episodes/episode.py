@@ -216,6 +216,16 @@ class Episode:
             tasks.append(task)
             return task
 
+        # a desktop task's Citrix window is a WebRTC viewer of its app's session: WebRTC
+        # and video are imported beside the start too (a browser task never needs them)
+        webrtc = (spawn(asyncio.to_thread(importlib.import_module, "pixel_stream.viewers"))
+                  if self.desktop_systems else None)
+
+        async def receiver() -> None:
+            if webrtc is not None:
+                await webrtc
+            await self._start_receiver(published, launches)
+
         async def playwright() -> None:
             api = await asyncio.to_thread(importlib.import_module, "playwright.async_api")
             async_playwright = api.async_playwright
@@ -246,8 +256,7 @@ class Episode:
             await self._start_workstation()
             await driver
             # the tab browser and, once its app's session listens, the Citrix window
-            await asyncio.gather(portal, spawn(self._start_browser()),
-                                 spawn(self._start_receiver(published, launches)),
+            await asyncio.gather(portal, spawn(self._start_browser()), spawn(receiver()),
                                  *launches.values())
         except BaseException:
             for task in tasks:

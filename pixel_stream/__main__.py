@@ -39,6 +39,8 @@ async def _wait_for_signal() -> None:
 async def _serve(args: argparse.Namespace) -> int:
     from pixel_stream.policy import SessionPolicy
     from pixel_stream.session import PixelSession
+    from pixel_stream.viewers import ViewerConnection  # noqa: F401 - a server is for viewers:
+    # WebRTC is loaded now rather than when the first one connects
 
     policy = SessionPolicy(
         mode=args.mode,

@@ -25,7 +25,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -45,9 +45,13 @@ from pixel_stream.imaging import ScreenshotCache
 from pixel_stream.lossless import LosslessFeed
 from pixel_stream.policy import SessionPolicy
 from pixel_stream.recording import TraceRecorder
-from pixel_stream.video import EncodedFeed
-from pixel_stream.viewers import ViewerConnection, send_json
 from pixel_stream.xinput import InputInjector
+
+if TYPE_CHECKING:
+    from pixel_stream.video import EncodedFeed
+
+# WebRTC and video (aiortc, PyAV: ~50 MB and ~0.2 s of imports) are loaded when the first
+# viewer connects: an episode's agent-only sessions never need them.
 
 log = logging.getLogger(__name__)
 
@@ -361,6 +365,8 @@ class PixelSession:
         self.ended.set()
         log.info("session %s ended: %s", self.name, reason)
         for viewer in list(self.clients.viewers.values()):
+            from pixel_stream.viewers import send_json
+
             asyncio.ensure_future(send_json(viewer.ws, {"type": "ended", "reason": reason}))
         for agent in list(self.clients.agents.values()):
             agent.tell({"type": "ended", "reason": reason})
@@ -418,6 +424,8 @@ class PixelSession:
         """The encoder of ``codec`` every viewer of that codec shares (made on first use)."""
         feed = self._feeds.get(codec)
         if feed is None:
+            from pixel_stream.video import EncodedFeed
+
             feed = EncodedFeed(self.capture.slot, codec, quality=self.policy.video_quality)
             if self.policy.tile_changes_px is not None and self.policy.lossless_delay_s:
                 feed.by_tiles = lambda dirty, f=feed: self._by_tiles(f, dirty)
@@ -429,7 +437,14 @@ class PixelSession:
         """(Encoder thread.) A change this small goes as tiles only when every viewer of
         ``feed`` shows tiles in order with its video."""
         limit = self.policy.tile_changes_px
-        if limit is None or dirty.area > limit or self._lossless is None:
+        if limit is None or dirty.area > limit:
+            return False
+        return self._all_show_tiles(feed)
+
+    def _all_show_tiles(self, feed: EncodedFeed) -> bool:
+        """(Encoder thread.) Every viewer of ``feed`` shows exact tiles in order with its
+        video (and there is at least one)."""
+        if self._lossless is None:
             return False
         watching = [v for v in list(self.clients.viewers.values())
                     if v.track is not None and v.track._feed is feed]
@@ -621,6 +636,8 @@ class PixelSession:
             await self._reject(ws, f"session ended: {self.end_reason}")
             return
         await ws.accept()
+        from pixel_stream.viewers import ViewerConnection
+
         await ViewerConnection(self, ws).serve()
 
 
