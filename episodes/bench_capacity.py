@@ -297,14 +297,18 @@ class EpisodeProcess:
 async def serve_episode(alias: str, run_dir: Path) -> None:
     """The child of ``EpisodeProcess``: start the episode, then run a round of the agent
     for each ``{"round": shots}`` line until the input closes."""
-    from episodes.benchmarks import pick_task
     from episodes.episode import Episode
+    from sandbox.catalog import CatalogError, load_catalog
+    from sandbox.paths import FIXTURES_DIR
 
     def tell(message: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(message) + "\n")
         sys.stdout.flush()
 
-    spec = pick_task((alias,))
+    try:  # the bench's tasks: the catalog and the demo pack
+        spec = load_catalog([FIXTURES_DIR / "demo"]).get(alias)
+    except CatalogError:
+        spec = None
     if spec is None:
         tell({"error": f"no task {alias!r} in the catalog"})
         return
