@@ -336,7 +336,7 @@ class AgentConnection:
         check_format(request.get("format", "png"), request.get("quality"))
         action, output, seq_before, started, injected = await self._act(request)
         observation = await wait_for_quiet(
-            self.session.capture, injected, seq_before, quiet_ms, timeout_ms
+            self.session.capture, injected, seq_before, quiet_ms, timeout_ms, since=started
         )
         meta, data = await self._image(request, observation.frame)
         total = (time.monotonic() - started) * 1000

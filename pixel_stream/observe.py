@@ -41,8 +41,12 @@ async def wait_for_quiet(
     seq_before: int,
     quiet_ms: float,
     timeout_ms: float,
+    since: float | None = None,
 ) -> Observation:
-    """Wait until no damage for ``quiet_ms`` after ``started`` (monotonic), or the timeout."""
+    """Wait until no damage for ``quiet_ms`` after ``started`` (monotonic), or the timeout.
+    The timings count from ``since`` (default ``started``): an action's own start, when
+    ``started`` is when its input was in (the application may repaint, and the capture see
+    it, before the injecting call has returned)."""
     quiet = quiet_ms / 1000.0
     deadline = started + timeout_ms / 1000.0
     slot = capture.slot
@@ -69,11 +73,12 @@ async def wait_for_quiet(
     if first_change is None and frame.seq > seq_before:
         first_change = frame.damaged_at
     settled = time.monotonic()
+    origin = started if since is None else since
     return Observation(
         frame=frame,
         seq_before=seq_before,
         changed=frame.seq > seq_before,
         timed_out=timed_out,
-        first_change_ms=None if first_change is None else (first_change - started) * 1000,
-        settle_ms=(settled - started) * 1000,
+        first_change_ms=None if first_change is None else (first_change - origin) * 1000,
+        settle_ms=(settled - origin) * 1000,
     )
