@@ -68,14 +68,7 @@ def descendants(root: int) -> set[int]:
             stat = proc_stat(int(entry.name))
             if stat is not None and stat[0] not in ("Z", "X"):
                 children.setdefault(stat[1], []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    return _below(children, [root], set())
 
 
 def with_argument_and_descendants(text: str) -> set[int]:
@@ -98,8 +91,12 @@ def with_argument_and_descendants(text: str) -> set[int]:
                 matches.add(pid)
         except OSError:
             continue
-    found = set(matches)
-    todo = list(matches)
+    return _below(children, list(matches), set(matches))
+
+
+def _below(children: dict[int, list[int]], todo: list[int], found: set[int]) -> set[int]:
+    """``found`` plus every descendant of the processes in ``todo`` (``children``: parent
+    pid to its children's)."""
     while todo:
         for child in children.get(todo.pop(), []):
             if child not in found:

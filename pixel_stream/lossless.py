@@ -209,11 +209,8 @@ class FrameStamper:
         """Frames went out but the sender never showed their RTP timestamps."""
         return self.origin is None and self.frames > 3
 
-    def by_tiles(self, seq: int) -> list[dict[str, Any]]:
-        """Frame ``seq`` goes to the page as tiles, with no video frame: the damage log up
-        to it (the page's next video stamp then lists only what came after)."""
-        if seq <= self._logged:
-            return []
+    def _log_upto(self, seq: int) -> None:
+        """Add the damage of the frames after the last logged one, up to ``seq``."""
         entries = self.slot.damage_log(self._logged)
         if entries is None:
             self.lost = True
@@ -221,6 +218,13 @@ class FrameStamper:
         width, height = (frame.width, frame.height) if frame is not None else (0, 0)
         self._rects += log_entries(entries, seq, width, height)
         self._logged = seq
+
+    def by_tiles(self, seq: int) -> list[dict[str, Any]]:
+        """Frame ``seq`` goes to the page as tiles, with no video frame: the damage log up
+        to it (the page's next video stamp then lists only what came after)."""
+        if seq <= self._logged:
+            return []
+        self._log_upto(seq)
         if self.origin is None or self.waiting:
             return []  # the log goes with the first stamp the page can place
         out = [{"t": "d", "known": seq, "rects": self._rects}]
@@ -237,13 +241,7 @@ class FrameStamper:
                 self.origin = (sent - self._last_pts) & 0xFFFFFFFF
         self._last_pts = pts
         if seq is not None and seq > self._logged:
-            entries = self.slot.damage_log(self._logged)
-            if entries is None:
-                self.lost = True
-            frame = self.slot.latest
-            width, height = (frame.width, frame.height) if frame is not None else (0, 0)
-            self._rects += log_entries(entries, seq, width, height)
-            self._logged = seq
+            self._log_upto(seq)
             self.waiting.append((pts, seq))
         # (a heartbeat repeats a stamped picture and needs no stamp of its own, but it is
         # when the origin is learnt if the screen went quiet before: the frames waiting
