@@ -11,6 +11,8 @@ import socket
 import time
 from pathlib import Path
 
+from pixel_stream.xprops import whole_property
+
 
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -39,7 +41,7 @@ def has_window(display_name: str) -> bool:
         return False
     try:
         root = conn.screen().root
-        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        prop = whole_property(root, conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
         return prop is not None and len(prop.value) > 0
     finally:
         conn.close()

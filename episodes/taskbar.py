@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pixel_stream.xprops import whole_property
+
 TASKBAR_HEIGHT = 30
 # Buttons in a fixed order whatever order the windows were mapped in (they start in
 # parallel), so a trace recorded in one episode clicks the same button in another.
@@ -86,7 +88,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     def title_of(win_id: int) -> str:
         win = conn.create_resource_object("window", win_id)
         try:
-            prop = win.get_full_property(net_name, utf8)
+            prop = whole_property(win, net_name, utf8)
             if prop is not None and prop.value:
                 value = prop.value
                 return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
@@ -111,11 +113,11 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
         return BUTTON_ORDER.index(name) if name in BUTTON_ORDER else len(BUTTON_ORDER)
 
     def refresh() -> None:
-        prop = root.get_full_property(client_list, X.AnyPropertyType)
+        prop = whole_property(root, client_list, X.AnyPropertyType)
         ids = [w for w in (list(prop.value) if prop is not None else []) if w != wid]
         mapped = list(ids)
         ids.sort(key=lambda w: (rank(w), mapped.index(w)))
-        prop = root.get_full_property(active, X.AnyPropertyType)
+        prop = whole_property(root, active, X.AnyPropertyType)
         current = prop.value[0] if prop is not None and len(prop.value) else 0
         for gone in set(buttons) - set(ids):
             buttons.pop(gone).deleteLater()
@@ -213,16 +215,16 @@ def taskbar_state(display_name: str) -> TaskbarState:
     conn = xdisplay.Display(display_name)
     try:
         root = conn.screen().root
-        active = root.get_full_property(conn.intern_atom("_NET_ACTIVE_WINDOW"),
-                                        X.AnyPropertyType)
+        active = whole_property(root, conn.intern_atom("_NET_ACTIVE_WINDOW"),
+                                X.AnyPropertyType)
         active_class = active_title = None
         if active is not None and len(active.value) and active.value[0]:
             win = conn.create_resource_object("window", active.value[0])
             try:
                 cls = win.get_wm_class()
                 active_class = cls[1] if cls else None
-                name = win.get_full_property(conn.intern_atom("_NET_WM_NAME"),
-                                             conn.intern_atom("UTF8_STRING"))
+                name = whole_property(win, conn.intern_atom("_NET_WM_NAME"),
+                                      conn.intern_atom("UTF8_STRING"))
                 if name is not None:
                     raw = name.value
                     active_title = raw.decode("utf-8", "replace") if isinstance(
@@ -231,8 +233,8 @@ def taskbar_state(display_name: str) -> TaskbarState:
                 active_class = None
         buttons: dict[str, tuple[int, int, int, int]] = {}
         lit_class = None
-        prop = root.get_full_property(conn.intern_atom(BUTTONS_PROPERTY),
-                                      X.AnyPropertyType)
+        prop = whole_property(root, conn.intern_atom(BUTTONS_PROPERTY),
+                              X.AnyPropertyType)
         value = prop.value if prop is not None else b"[]"
         for entry in json.loads(value.decode() if isinstance(value, bytes) else str(value)):
             target = conn.create_resource_object("window", entry["window"])

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pixel_stream.openbox_config import OPENBOX_RC
 from pixel_stream.procs import ManagedProcess, ProcessError, wait_until
+from pixel_stream.xprops import whole_property
 
 MIN_SIZE = 64
 MAX_SIZE = 8192
@@ -194,7 +195,7 @@ class Display:
         try:
             root = conn.screen().root
             check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
-            prop = root.get_full_property(check, 0)
+            prop = whole_property(root, check, 0)
             return prop is not None and len(prop.value) > 0
         finally:
             conn.close()

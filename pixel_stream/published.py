@@ -19,6 +19,8 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 
+from pixel_stream.xprops import whole_property
+
 log = logging.getLogger(__name__)
 
 MWM_HINTS_DECORATIONS = 2
@@ -91,11 +93,11 @@ class PublishedWindowKeeper:
     def _is_main_window(self, window) -> bool:
         if window.get_wm_transient_for():
             return False
-        kinds = window.get_full_property(self._type, X.AnyPropertyType)
+        kinds = whole_property(window, self._type, X.AnyPropertyType)
         return kinds is None or self._type_normal in list(kinds.value)
 
     def _apply(self) -> None:
-        prop = self._root.get_full_property(self._client_list, X.AnyPropertyType)
+        prop = whole_property(self._root, self._client_list, X.AnyPropertyType)
         ids = list(prop.value) if prop is not None else []
         for wid in ids:
             if wid in self._handled:

@@ -13,6 +13,7 @@ from episodes.episode import Episode, EpisodeConfig
 from episodes.inspector import InspectorClient
 from episodes.oracle import run_oracle
 from episodes.runner import run_episode
+from pixel_stream.xprops import whole_property
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +57,7 @@ def _client_windows(display_name: str) -> list[int]:
     conn = xdisplay.Display(display_name)
     try:
         root = conn.screen().root
-        prop = root.get_full_property(conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
+        prop = whole_property(root, conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
         return sorted(prop.value) if prop is not None else []
     finally:
         conn.close()

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from episodes.bench_identity import diff_box, first_screens, locate
+from pixel_stream.xprops import whole_property
 from sandbox.catalog import load_catalog
 
 
@@ -64,13 +65,13 @@ def test_a_window_left_unmaximized_is_maximized_and_a_dialog_is_not() -> None:
                          conn.intern_atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
 
             def states(window) -> set[int]:
-                prop = window.get_full_property(state, X.AnyPropertyType)
+                prop = whole_property(window, state, X.AnyPropertyType)
                 return set(prop.value) if prop is not None else set()
 
             clients = conn.intern_atom("_NET_CLIENT_LIST")
 
             def managed() -> bool:
-                prop = root.get_full_property(clients, X.AnyPropertyType)
+                prop = whole_property(root, clients, X.AnyPropertyType)
                 return prop is not None and main.id in list(prop.value)
 
             wait_until(managed, 20, "the window manager to manage the window")
