@@ -2,7 +2,8 @@
 // elements and open without it; this closes the others and closes them on an outside
 // click. It also shows the idle time-out warning before the server logs the user out
 // (the server decides; this only warns, offers "Stay logged in", and goes to the log-in
-// page when the time is up). Pages work without this script.
+// page when the time is up), and asks before a form marked data-confirm is sent (a
+// dialog in the page, as the portal's own). Pages work without this script.
 (function () {
   "use strict";
   document.addEventListener("click", function (event) {
@@ -87,6 +88,61 @@
       input.focus();
     });
   }
+  // A form with data-confirm asks first, in the page (not the browser's own confirm box):
+  // its button goes on, Cancel or Escape leaves everything as it was. Without the script
+  // the form is sent at once.
+  function confirmDialog(form) {
+    var overlay = document.createElement("div");
+    overlay.className = "idle-warning confirm-dialog";
+    overlay.id = "confirm-dialog";
+    overlay.setAttribute("role", "alertdialog");
+    overlay.setAttribute("aria-modal", "true");
+    overlay.setAttribute("aria-labelledby", "confirm-title");
+    var box = document.createElement("div");
+    box.className = "idle-box confirm-box";
+    var title = document.createElement("h2");
+    title.id = "confirm-title";
+    title.textContent = form.getAttribute("data-confirm-title") || "Please confirm";
+    var text = document.createElement("p");
+    text.textContent = form.getAttribute("data-confirm");
+    var row = document.createElement("div");
+    row.className = "btn-row";
+    var yes = document.createElement("button");
+    yes.type = "button";
+    yes.className = "btn btn-danger";
+    yes.textContent = form.getAttribute("data-confirm-button") || "OK";
+    var no = document.createElement("button");
+    no.type = "button";
+    no.className = "btn btn-secondary";
+    no.textContent = "Cancel";
+    row.appendChild(yes);
+    row.appendChild(no);
+    box.appendChild(title);
+    box.appendChild(text);
+    box.appendChild(row);
+    overlay.appendChild(box);
+    function close() {
+      document.removeEventListener("keydown", onKey, true);
+      overlay.remove();
+    }
+    function onKey(event) {
+      if (event.key === "Escape") { event.preventDefault(); close(); }
+    }
+    no.addEventListener("click", close);
+    yes.addEventListener("click", function () {
+      yes.disabled = true;
+      HTMLFormElement.prototype.submit.call(form);
+    });
+    document.addEventListener("keydown", onKey, true);
+    document.body.appendChild(overlay);
+    no.focus();
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[data-confirm]")) { return; }
+    event.preventDefault();
+    if (!document.getElementById("confirm-dialog")) { confirmDialog(form); }
+  });
   document.addEventListener("DOMContentLoaded", idleWarning);
   document.addEventListener("DOMContentLoaded", icdSearch);
 })();

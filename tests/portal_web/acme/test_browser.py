@@ -134,6 +134,30 @@ def test_idle_warning_and_stay_logged_in(seeds):
         page.wait_for_selector("#idle-warning", state="hidden")
 
 
+def test_deleting_a_draft_asks_in_the_page_first(seeds):
+    run = seeds.run("pa-01")
+    with serve(run) as port, chromium(port) as page:
+        login(page)
+        choose_member(page, "outpatient", "ACM610283559")
+        page.goto(f"{ORIGIN}/auth/drafts")
+        assert "Becker, Tom" in page.inner_text("#my-drafts")
+        page.click("#my-drafts button[aria-label='Delete draft for Becker, Tom']")
+        dialog = page.get_by_role("alertdialog", name="Delete draft")
+        dialog.wait_for()  # the browser's confirm() box was dismissed unseen
+        assert "Becker, Tom? This cannot be undone." in dialog.inner_text()
+        dialog.get_by_role("button", name="Cancel").click()
+        assert dialog.count() == 0 and "Becker, Tom" in page.inner_text("#my-drafts")
+        page.click("#my-drafts button[aria-label='Delete draft for Becker, Tom']")
+        page.keyboard.press("Escape")
+        assert dialog.count() == 0
+        page.click("#my-drafts button[aria-label='Delete draft for Becker, Tom']")
+        dialog.get_by_role("button", name="Delete draft").click()
+        page.wait_for_url("**/auth/drafts")
+        page.wait_for_selector("text=Draft deleted.")
+        assert "You have no drafts." in page.inner_text("#my-drafts")
+    assert make_portal(run).query("select count(*) from pa_cases") == [(0,)]
+
+
 def test_session_expiry_at_the_attachment_step_and_recovery(seeds, tmp_path):
     run = seeds.run("pa-19")
     with serve(run) as port, chromium(port) as page:
