@@ -39,6 +39,7 @@ STEP_TITLES = {
     "questionnaire": "Clinical questions",
     "attachments": "Attachments",
     "review": "Review & submit",
+    "dme_order": "DME order form (DME portal)",
 }
 BASE_STEPS = {
     "outpatient": ("member", "provider", "service", "questionnaire", "attachments", "review"),

@@ -67,7 +67,8 @@ def safe_next(target: str | None, default: str) -> str:
     if not target:
         return default
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//") \
+            or "\\" in target or any(ord(c) < 32 for c in target):  # a browser reads "/\\x" as "//x"
         return default
     return target
 

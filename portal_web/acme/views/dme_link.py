@@ -1,10 +1,11 @@
 """The provider portal's way into the DME portal: "DME Orders" signs a one-time ticket
 (:mod:`portal_web.dme.sso`) and sends the browser to the DME portal, logged in as the same
-user. Users not enrolled for DME (``portal_users.sites``) are told so instead."""
+user, at ``next`` when given (a DME draft's "Resume" in My drafts). Users not enrolled for
+DME (``portal_users.sites``) are told so instead."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from sqlalchemy import select
 from starlette.exceptions import HTTPException
@@ -13,6 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal_web.acme.site import area_view, site_of, user_of
+from portal_web.common.requests import safe_next
 from portal_web.dme.sso import make_ticket
 from sandbox.stores.acme import PortalUser
 
@@ -31,7 +33,11 @@ async def to_dme(request: Request) -> Response:
     host = next((h for h, name in site.settings.hosts.items() if name == DME_SITE),
                 "dme.acmehealth.test")
     ticket = make_ticket(site.settings.secret_key, user.username, site.now())
-    return RedirectResponse(f"http://{host}/sso?ticket={quote(ticket)}", 303)
+    query = {"ticket": ticket}
+    target = safe_next(request.query_params.get("next"), "")
+    if target:
+        query["next"] = target
+    return RedirectResponse(f"http://{host}/sso?{urlencode(query, quote_via=quote)}", 303)
 
 
 routes = [Route("/dme", to_dme, methods=["GET"], name="dme")]

@@ -21,7 +21,7 @@ from portal_web.acme.views.auth import (
     root,
 )
 from portal_web.common.login import LoginPage, login_routes
-from portal_web.common.requests import session_of
+from portal_web.common.requests import safe_next, session_of
 from portal_web.dme.sso import TicketError, read_ticket
 from sandbox.stores.acme import PortalUser
 
@@ -50,7 +50,8 @@ def sso_error(request: Request) -> dict[str, str | None]:
 
 
 async def single_sign_on(request: Request) -> Response:
-    """Arrive from the provider portal's "DME Orders" link, already logged in."""
+    """Arrive from the provider portal's "DME Orders" link (or a draft's "Resume" there,
+    with ``next``), already logged in."""
     site = site_of(request)
     try:
         username = read_ticket(site.settings.secret_key, request.query_params.get("ticket", ""),
@@ -62,7 +63,7 @@ async def single_sign_on(request: Request) -> Response:
     if user is None or not user.active or not enrolled(user, PORTAL):
         return RedirectResponse(f"/login?sso_error={quote(DENIED)}", 303)
     request.state.session = site.sessions.login(session_of(request), portal_principal(user))
-    return RedirectResponse(HOME_PATH, 303)
+    return RedirectResponse(safe_next(request.query_params.get("next"), HOME_PATH), 303)
 
 
 routes = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -242,7 +243,18 @@ def test_a_dme_draft_is_an_ordinary_acme_draft(default):
     assert '"height_in": 70.0' in dme.query(
         "select form_state from pa_drafts where case_id = ?", case_id)[0][0]
     portal = default.portal()
-    assert f"/auth/requests/{case_id}/" in portal.client.get("/auth/drafts").text
+    drafts = portal.client.get("/auth/drafts").text
+    resume = f"/dme?next=/orders/{case_id}/edit"  # was /auth/requests/ID/dme_order: a 404
+    assert f'href="{resume}"' in drafts
+    link = portal.client.get(resume, follow_redirects=False)
+    target = link.headers["location"]
+    assert target == f"{DME_HOST}/sso?ticket={target.split('ticket=')[1].split('&')[0]}" \
+        f"&next=%2Forders%2F{case_id}%2Fedit"
+    browser = default.dme(user=None)
+    arrived = browser.client.get(target.removeprefix(DME_HOST), follow_redirects=False)
+    assert arrived.headers["location"] == f"/orders/{case_id}/edit"
+    form = browser.client.get(f"/orders/{case_id}/edit")
+    assert form.status_code == 200 and 'value="70' in form.text
     deleted = post_form(portal.client, "/auth/drafts", f"/auth/requests/{case_id}/delete", {})
     assert deleted.status_code == 303
     assert dme.count("pa_cases", "id = ?", case_id) == 0
@@ -290,6 +302,19 @@ def test_pa14_hospital_bed_through_the_dme_portal_scores_its_submission_parts(se
     parts = {p["part"]: p["fraction"] for p in case10["parts"]}
     assert parts["submitted through the right channel"] == 1.0
     assert parts["submission fields"] == 1.0
+
+
+@pytest.mark.parametrize("target", ["https://evil.test/x", "//evil.test/x", "/\\evil.test/x",
+                                    "orders/1/edit", "/home\r\nSet-Cookie: x=1"])
+def test_sign_in_goes_only_to_a_path_of_the_dme_portal(complete, target):
+    link = complete.portal().client.get("/dme", params={"next": target},
+                                        follow_redirects=False)
+    assert "next=" not in link.headers["location"]  # not even passed on
+    dme = complete.dme(user=None)
+    ticket = link.headers["location"].removeprefix(DME_HOST)
+    arrived = dme.client.get(ticket + "&" + urlencode({"next": target}),
+                             follow_redirects=False)
+    assert arrived.headers["location"] == "/home"
 
 
 @pytest.mark.parametrize("ticket", ["", "0.%C2%80", "abc.def", "x" * 2000])
