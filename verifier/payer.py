@@ -39,7 +39,7 @@ from verifier.checks import Result, equal_share, expect, row_ref
 from verifier.documents import PdfDocument
 from verifier.errors import CouldNotGrade
 from verifier.extract import Extract
-from verifier.values import as_date, normalize_text
+from verifier.values import as_date, mentions, normalize_text
 
 # -- what counts as filed ----------------------------------------------------------------
 # The one rule for drafts: a request that was never sent earns nothing for its content. A
@@ -481,7 +481,7 @@ def ehr_reference_places(ex: Extract, mrn: str, authorization: int) -> list[tupl
 
 def reference_recorded(number: str, places: Sequence[tuple[str, str]]) -> Result:
     """1 when the payer's ``number`` appears (case and spacing ignored) in any place."""
-    hits = [ref for ref, text in places if normalize_text(number) in normalize_text(text)]
+    hits = [ref for ref, text in places if mentions(text, number)]
     return Result.of(bool(hits), expected=number, found=hits or "not recorded",
                      looked_in=[ref for ref, _ in places])
 
@@ -493,7 +493,7 @@ def task_carries(ex: Extract, task_id: int, number: str) -> Result:
     if not tasks:
         return Result.failed(expected=f"EHR task {task_id}", found="deleted")
     task = tasks[0]
-    text = normalize_text(f"{task.reference or ''} {task.body or ''}")
-    return Result.of(normalize_text(number) in text, expected=number,
+    text = f"{task.reference or ''} {task.body or ''}"
+    return Result.of(mentions(text, number), expected=number,
                      found={"reference": task.reference, "body": task.body},
                      rows=[row_ref(task)])

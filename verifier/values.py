@@ -25,6 +25,17 @@ def normalize_text(value: Any) -> str:
     return _SPACE.sub(" ", str(value)).strip().casefold()
 
 
+def mentions(text: Any, token: Any) -> bool:
+    """Whether ``token`` (a reference or claim number, a bulletin key) is written in
+    ``text`` as a whole, case and spacing ignored: not as a part of a longer number or word
+    ("PA26-100010" is not in "PA26-1000107" nor in "XPA26-100010")."""
+    wanted = normalize_text(token)
+    if not wanted:
+        return False
+    pattern = rf"(?<![0-9a-z]){re.escape(wanted)}(?![0-9a-z])"
+    return re.search(pattern, normalize_text(text)) is not None
+
+
 def as_number(value: Any) -> float | None:
     """A float from a number or numeric text; ``None`` when it is neither."""
     if value is None or isinstance(value, bool):

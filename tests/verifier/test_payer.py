@@ -429,3 +429,14 @@ def test_the_pa_desk_task_carries_the_reference(run):
         assert task_carries(ex, PA_TASK, "PA26-000402").fraction == 0.0
         missing = task_carries(ex, 4999, "PA26-000401")
         assert (missing.fraction, missing.evidence["found"]) == (0.0, "deleted")
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("PA26-042207", True), ("Ref: pa26-042207.", True), ("approved (PA26-042207)", True),
+    ("PA26-0422071", False), ("XPA26-042207", False), ("PA26-04220", False), ("", False),
+])
+def test_a_number_is_mentioned_only_whole(text, found):
+    from verifier.values import mentions
+
+    assert mentions(text, "PA26-042207") is found
+    assert mentions(text, "") is False

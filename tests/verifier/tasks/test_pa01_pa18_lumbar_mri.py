@@ -146,9 +146,10 @@ def test_attachments_must_be_exactly_the_two_notes(run, docs, fraction):
     assert run.score() == pytest.approx(CODES + ANSWERS + ATTACH * fraction + REF)
 
 
-def test_wrong_reference_loses_the_reference(any_run):
+@pytest.mark.parametrize("written", ["PA26-042270", REFERENCE + "1", "1" + REFERENCE])
+def test_wrong_reference_loses_the_reference(any_run, written):
     submit(any_run)
-    record_reference(any_run, "PA26-042270")
+    record_reference(any_run, written)  # a longer number holding the reference is not it
     assert any_run.fractions() == [1.0, 1.0, 1.0, 0.0]
 
 
