@@ -96,6 +96,23 @@ def test_each_clinical_field_is_a_third(run, change):
     assert run.score() == pytest.approx(TYPE + FIELDS * 2 / 3 + ATTACH + RECORD)
 
 
+@pytest.mark.parametrize("other", ["outpatient", "network_exception"])
+def test_another_type_of_request_filed_beside_it_loses_the_request_type(run, other):
+    notify(run)
+    notify(run, case_type=other, reference_number="PA26-042356", detail=False, docs=())
+    record(run)
+    assert run.fractions() == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_a_second_notification_or_a_draft_of_another_type_keeps_it(run):
+    notify(run, reference_number="PA26-042356")
+    notify(run, case_type="outpatient", status="draft", submitted_at=None, detail=False,
+           docs=(), reference_number=None)
+    notify(run)
+    record(run)
+    assert run.fractions() == [1.0, 1.0, 1.0, 1.0]
+
+
 def test_late_submission_loses_the_request_type(run):
     notify(run, submitted_at=dt.datetime(2026, 10, 21, 8, 0))
     record(run)
