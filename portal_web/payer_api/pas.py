@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from portal_web.fhir.conformance import negotiated
 from portal_web.payer_api import cases
 from portal_web.payer_api.access import api_of, authenticate, principal_for, read_body
 from portal_web.payer_api.answers import questionnaire_id, questionnaire_url
@@ -513,10 +514,12 @@ async def not_served(request: Request) -> Response:
 
 def routes() -> list[BaseRoute]:
     return [
-        Route("/fhir/metadata", metadata, methods=["GET"]),
-        Route("/fhir/Claim/$submit", submit, methods=["POST"]),
-        Route("/fhir/Claim/$inquire", inquire, methods=["POST"]),
-        Route("/fhir/Questionnaire", questionnaire_search, methods=["GET"]),
-        Route("/fhir/Questionnaire/{key}", questionnaire_read, methods=["GET"]),
+        # every interaction behind FHIR's format rules: 406 for a format other than JSON,
+        # 415 for a body that is not FHIR JSON (as the EHR's FHIR API)
+        Route("/fhir/metadata", negotiated(metadata), methods=["GET"]),
+        Route("/fhir/Claim/$submit", negotiated(submit), methods=["POST"]),
+        Route("/fhir/Claim/$inquire", negotiated(inquire), methods=["POST"]),
+        Route("/fhir/Questionnaire", negotiated(questionnaire_search), methods=["GET"]),
+        Route("/fhir/Questionnaire/{key}", negotiated(questionnaire_read), methods=["GET"]),
         Route("/fhir/{path:path}", not_served, methods=["GET", "POST", "PUT", "DELETE"]),
     ]

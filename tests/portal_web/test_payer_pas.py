@@ -122,3 +122,21 @@ def test_other_fhir_paths_get_an_operation_outcome(payer):
         response = payer.client.request(method, path, auth=CLIENT)
         assert response.status_code == 404
         assert response.json()["resourceType"] == "OperationOutcome"
+
+
+@pytest.mark.parametrize(("method", "path", "headers", "status"), [
+    ("GET", "/fhir/metadata", {"Accept": "application/fhir+xml"}, 406),
+    ("GET", "/fhir/Questionnaire?_format=xml", {}, 406),
+    ("GET", "/fhir/Questionnaire/lumbar-mri", {"Accept": "text/html"}, 406),
+    ("POST", "/fhir/Claim/$inquire", {"Content-Type": "application/xml"}, 415),
+    ("POST", "/fhir/Claim/$submit", {"Accept": "application/fhir+xml",
+                                     "Content-Type": "application/fhir+json"}, 406),
+])
+def test_formats_other_than_fhir_json_are_refused(payer, method, path, headers, status):
+    response = payer.client.request(method, path, headers=headers, auth=CLIENT,
+                                    content=b"<Bundle/>" if method == "POST" else None)
+    assert response.status_code == status
+    body = response.json()
+    assert body["resourceType"] == "OperationOutcome"
+    assert body["issue"][0]["code"] == "not-supported"
+    assert payer.query("acme", "select count(*) from x12_transactions") == [(0,)]  # nothing filed
