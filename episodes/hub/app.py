@@ -13,6 +13,7 @@ import asyncio
 import difflib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -29,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from episodes.episode import Episode, EpisodeConfig, EpisodeError
-from episodes.hub.auth import SESSION_COOKIE, Accounts, User
+from episodes.hub.auth import SESSION_COOKIE, Accounts, SignInThrottle, User
 from episodes.hub.guard import Guard, allowed_hosts, safe_next
 from episodes.hub.records import GOLD_STATES, check_rows
 from episodes.hub.review import review_routes
@@ -63,6 +64,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
         return page(request, "problem.html", status=status, message=str(exc))
 
     guard = Guard(accounts, settings.tls, problem)
+    throttle = SignInThrottle()
 
     async def signin_page(request: Request) -> Response:
         token = guard.new_form_token()
@@ -79,10 +81,19 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
             guard.check_form_token(request, str(form.get("form_token", "")))
         except HubError as exc:
             return problem(request, exc, exc.status)
-        user = accounts.sign_in(str(form.get("name", "")).strip(),
-                                str(form.get("password", "")))
+        name = "admin" if accounts.single_user else str(form.get("name", "")).strip()
+        address = request.client.host if request.client else ""
+        wait_s = throttle.retry_after(address, name)
+        if wait_s > 0:
+            refused = problem(request, HubError(
+                f"too many failed sign-ins: try again in {math.ceil(wait_s)} s"), 429)
+            refused.headers["Retry-After"] = str(math.ceil(wait_s))
+            return refused
+        user = accounts.sign_in(name, str(form.get("password", "")))
         if user is None:
+            throttle.failed(address, name)
             return problem(request, HubError("wrong name or password (or start secret)"), 401)
+        throttle.succeeded(address, name)
         response = RedirectResponse(safe_next(str(form.get("next", "/"))), 303)
         guard.set_session(response, user)
         return response
@@ -285,6 +296,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
     app.state.hub = hub
     app.state.accounts = accounts
+    app.state.throttle = throttle
     return app
 
 

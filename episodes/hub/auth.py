@@ -15,6 +15,7 @@ import re
 import secrets
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,3 +177,46 @@ class Accounts:
     def sign_out(self, session: str) -> None:
         with self._db() as db:
             db.execute("DELETE FROM sessions WHERE id = ?", (session,))
+
+
+class SignInThrottle:
+    """Failed sign-ins counted per client address and per user name: after ``limit``
+    failures within ``window_s`` either one is refused until the oldest of them is
+    ``window_s`` old, so a password (or the start secret) cannot be guessed at the speed
+    of the network. A success forgets that name's and that address's failures."""
+
+    def __init__(self, limit: int = 5, window_s: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window_s, self._clock = limit, window_s, clock
+        self._failures: dict[tuple[str, str], list[float]] = {}
+
+    def _recent(self, key: tuple[str, str]) -> list[float]:
+        now = self._clock()
+        times = [t for t in self._failures.get(key, []) if now - t < self.window_s]
+        if times:
+            self._failures[key] = times
+        else:
+            self._failures.pop(key, None)
+        return times
+
+    def retry_after(self, address: str, name: str) -> float:
+        """Seconds until a sign-in from ``address`` as ``name`` is taken again; 0 now."""
+        waits = [self.window_s - (self._clock() - times[-self.limit])
+                 for key in _keys(address, name)
+                 if len(times := self._recent(key)) >= self.limit]
+        return max(waits, default=0.0)
+
+    def failed(self, address: str, name: str) -> None:
+        if len(self._failures) > 10_000:  # forget the oldest keys rather than grow
+            for key in list(self._failures)[:5_000]:
+                del self._failures[key]
+        for key in _keys(address, name):
+            self._failures.setdefault(key, []).append(self._clock())
+
+    def succeeded(self, address: str, name: str) -> None:
+        for key in _keys(address, name):
+            self._failures.pop(key, None)
+
+
+def _keys(address: str, name: str) -> list[tuple[str, str]]:
+    return [("address", address), ("name", name.casefold()[:100])]

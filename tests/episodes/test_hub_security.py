@@ -184,3 +184,25 @@ def test_bad_requests_get_4xx_with_a_message(app):
             assert 400 <= reply.status_code < 500, (body, reply.text)
         assert client.post("/api/recordings/x/check").status_code == 404
         assert client.get("/signin?next=//evil.example").status_code == 200
+
+
+def test_repeated_wrong_passwords_are_slowed_down(app):
+    now = [1000.0]
+    app.state.throttle._clock = lambda: now[0]
+    with TestClient(app, base_url=BASE) as client:
+        form = client.get("/signin")
+        token = re.search(r'name="form_token" value="([^"]+)"', form.text).group(1)
+
+        def attempt(name, password):
+            return client.post("/signin", data={"name": name, "password": password,
+                                                "form_token": token},
+                               headers={"origin": BASE}, follow_redirects=False)
+
+        assert [attempt("dana", f"guess-{i}").status_code for i in range(5)] == [401] * 5
+        refused = attempt("dana", "dana-password")  # even the right one, for now
+        assert refused.status_code == 429 and "too many failed sign-ins" in refused.text
+        assert 0 < int(refused.headers["retry-after"]) <= 300
+        assert attempt("eli", "eli-password").status_code == 429  # the same address
+        now[0] += 301
+        assert attempt("dana", "dana-password").status_code == 303
+        assert attempt("eli", "wrong-password").status_code == 401  # forgotten on success
