@@ -13,8 +13,10 @@ A task whose worker or node dies (a system error, not the episode's own failure)
 submitted once more — Ray places it on a node that is alive — and its row says
 ``retries: 1``. Ctrl-C cancels every task: a running one stops its child's process group
 (the episode stops Xvfb, Chromium and its apps) before it ends. Model credentials travel
-as the job's runtime environment variables, never as arguments or files; the driver checks
-that no artefact holds one of their values.
+through the object store (one ``ray.put`` of the driver's, handed to each task) into the
+child's environment: never on a command line, in a file or in Ray's runtime environment,
+which Ray's runtime-env agent writes into its log; the driver checks that no artefact
+holds one of their values.
 """
 
 from __future__ import annotations
@@ -72,16 +74,18 @@ def import_ray() -> Any:
 
 
 def credentials(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The model credentials of this environment (passed to the nodes' runtime env)."""
+    """The model credentials of this environment (handed to the nodes' episodes)."""
     environ = dict(os.environ if environ is None else environ)
     return {k: v for k, v in environ.items() if CREDENTIAL.search(k) and v}
 
 
 # -- on the node ------------------------------------------------------------------------------
 def run_on_node(job: Job, agent: AgentSpec, tasks_dirs: list[str], config_json: str | None,
-                artifacts: str | None, bench_id: str, attempt: int) -> dict[str, Any]:
-    """One episode on this node: the bench's child process in a scratch folder, its run
-    folder packed (or copied to ``artifacts``); stops the child if cancelled."""
+                artifacts: str | None, bench_id: str, attempt: int,
+                secrets: dict[str, str] | None = None) -> dict[str, Any]:
+    """One episode on this node: the bench's child process in a scratch folder (with the
+    driver's model credentials ``secrets`` in its environment), its run folder packed (or
+    copied to ``artifacts``); stops the child if cancelled."""
     import ray
 
     node = ray.get_runtime_context().get_node_id()
@@ -94,15 +98,15 @@ def run_on_node(job: Job, agent: AgentSpec, tasks_dirs: list[str], config_json: 
     argv = job_argv(job, agent, run_dir, [Path(d) for d in tasks_dirs],
                     config)
     log_path = scratch / "job.log"
-    passed = sorted(k for k in credentials() if k in os.environ)
+    secrets = dict(secrets or {})
     started = time.monotonic()
     try:
         with open(log_path, "wb") as log_file:
             log_file.write(f"ray: attempt {attempt + 1} on node {node}; credentials from the "
-                           f"runtime env: {', '.join(passed) or 'none'}\n".encode())
+                           f"driver: {', '.join(sorted(secrets)) or 'none'}\n".encode())
             log_file.flush()
             proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log_file,
-                                    start_new_session=True)
+                                    start_new_session=True, env={**os.environ, **secrets})
             try:
                 stdout, _ = proc.communicate(timeout=job_timeout(agent))
             except BaseException:  # cancelled (KeyboardInterrupt), timed out, dying
@@ -150,15 +154,12 @@ def _pack(folder: Path) -> bytes:
 # -- the driver -------------------------------------------------------------------------------
 def connect(address: str | None) -> Any:
     """``ray.init``: a cluster at ``address`` (``auto``, ``ray://HOST:PORT``, ``HOST:PORT``), or
-    a local one whose node advertises :func:`episode_slots`; credentials go into the job's
-    runtime environment."""
+    a local one whose node advertises :func:`episode_slots`."""
     ray = import_ray()
     check_address(address)
-    runtime_env = {"env_vars": credentials()}
-    kwargs: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
-                              "configure_logging": False}
+    kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address and address.startswith("ray://"):
-        kwargs = {"runtime_env": runtime_env}  # what a Ray Client connection accepts
+        kwargs = {}  # what a Ray Client connection accepts
     try:
         if address:
             ray.init(address=address, **kwargs)
@@ -201,7 +202,9 @@ async def bench_ray(todo: list[Job], agent: AgentSpec, out: Path, *, tasks_dirs:
     ray = connect(address)  # in this thread: Ray sets its signal handlers here
     remote = ray.remote(run_on_node).options(num_cpus=0, resources={SLOT: 1}, max_retries=0)
     bench_id = f"{os.getpid()}-{int(time.time())}"
-    secrets = set(credentials().values())
+    held = credentials()
+    secrets = set(held.values())
+    held_ref = ray.put(held)  # resolved into each task's ``secrets`` argument
     queue = list(todo)
     pending: dict[Any, tuple[Job, int, float]] = {}
 
@@ -209,7 +212,7 @@ async def bench_ray(todo: list[Job], agent: AgentSpec, out: Path, *, tasks_dirs:
         ref = remote.remote(job, agent, [str(d.resolve()) for d in tasks_dirs],
                             config.model_dump_json() if config else None,
                             str(artifacts.resolve()) if artifacts else None, bench_id,
-                            attempt)
+                            attempt, held_ref)
         pending[ref] = (job, attempt, time.monotonic())
         if on_start and attempt == 0:
             on_start(job)

@@ -1,6 +1,7 @@
 """``bench --backend ray`` on a real two-node Ray cluster on this machine: three episodes,
 their rows and run folders back in ``--out``, a node killed mid-episode and its episode run
-again on the other node, credentials only in the runtime env, nothing left running."""
+again on the other node, credentials only in the episodes' environment (not in Ray's logs, not
+in the results), nothing left running."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -93,9 +95,13 @@ def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_
         cluster.remove_node(worker, allow_graceful=False)
         stdout, stderr = bench.communicate(timeout=200)
         assert bench.returncode == 0, stderr.decode()[-3000:]
+        ray_files = [p for p in Path(session).rglob("*") if p.is_file() and not p.is_socket()]
+        assert any(p.name.startswith("runtime_env_agent") for p in ray_files)
+        holding = [p for p in ray_files if secret.encode() in p.read_bytes()]
+        assert not holding, f"Ray wrote the credential into {holding}"
     finally:
         cluster.shutdown()
-        shutil.rmtree(session, ignore_errors=True)  # Ray's logs (they hold the runtime env)
+        shutil.rmtree(session, ignore_errors=True)
 
     rows = {r["alias"] + "__" + r["variant"]: r for r in
             map(json.loads, (out / "results.jsonl").read_text().splitlines())}
@@ -111,7 +117,7 @@ def test_ray_bench_on_two_nodes_retries_the_episode_of_a_dead_node(tmp_path, no_
         assert (run_dir / "trace" / "trace.jsonl").is_file()
         assert (run_dir / "extract").is_dir()
         log = (out / "runs" / f"{key}.log").read_text()
-        assert "credentials from the runtime env: ANTHROPIC_API_KEY" in log
+        assert "credentials from the driver: ANTHROPIC_API_KEY" in log
     retried = (out / "runs" / f"{killed}.log").read_text()
     assert "attempt 2 on node" in retried and worker.node_id not in retried
     csv_lines = (out / "results.csv").read_text().splitlines()
