@@ -54,6 +54,9 @@ SORTS = {"submitted": PaCase.submitted_at, "reference": PaCase.reference_number,
 FIND_ACTIONS = {"find_requesting": "requesting", "find_rendering": "rendering",
                 "find_facility": "facility"}
 EDITABLE_STATUSES = ("rejected",)
+# a request Acme has not decided can be withdrawn by the office (a duplicate, a service no
+# longer needed); a decided one is appealed or left as it is
+CANCELLABLE_STATUSES = ("submitted", "in_review", "pended")
 
 
 def _case_or_404(db, case_id: int) -> PaCase:  # noqa: ANN001
@@ -125,6 +128,7 @@ def _detail_context(db, case: PaCase, now: dt.datetime) -> dict:  # noqa: ANN001
         "places": PLACES_OF_SERVICE, "admission_types": ADMISSION_TYPES,
         "admission_sources": ADMISSION_SOURCES, "urgencies": CLINICAL_URGENCIES,
         "measures": OUTCOME_MEASURES, "has_letter": decision.status in LETTER_STATUSES,
+        "cancellable": decision.status in CANCELLABLE_STATUSES,
         "page_title": f"Request {case.reference_number}",
         "breadcrumbs": [("Authorizations & Referrals", "/auth/cases"),
                         (case.reference_number or "", None)],
@@ -167,6 +171,28 @@ async def add_document(request: Request, form: PostedForm) -> Response:
                          uploaded_at=site.now())
     site.flash(request, f"{document.filename} added to {case.reference_number}.")
     return form.redirect(f"/auth/cases/{case_id}#documents")
+
+
+@area_view("authorizations")
+@form_post
+async def cancel_case(request: Request, form: PostedForm) -> Response:
+    """Withdraw a request Acme has not decided: it is not reviewed, and a decision that
+    was due no longer comes."""
+    site = site_of(request)
+    now = site.now()
+    with site.writer(request) as db:
+        case = _case_or_404(db, request.path_params["case_id"])
+        decision = decisions.decision_of(case, decisions.load_rules(db), now)
+        if decision.status not in CANCELLABLE_STATUSES:
+            raise HTTPException(409, f"Request {case.reference_number} is "
+                                     f"{STATUS_LABELS.get(decision.status, decision.status)}"
+                                     "; only a request Acme has not decided can be "
+                                     "cancelled.")
+        case.status = "cancelled"
+        case.updated_at = now
+        reference = case.reference_number
+    site.flash(request, f"Request {reference} was cancelled. Acme will not review it.")
+    return form.redirect(f"/auth/cases/{request.path_params['case_id']}")
 
 
 @area_view("authorizations")
@@ -335,6 +361,7 @@ routes = [
     Route("/auth/cases/{case_id:id}/attachments/{attachment_id:id}", download_attachment,
           name="attachment"),
     Route("/auth/cases/{case_id:id}/letter.pdf", letter, name="letter"),
+    Route("/auth/cases/{case_id:id}/cancel", cancel_case, methods=["POST"], name="cancel"),
     Route("/auth/cases/{case_id:id}/edit", edit_page, methods=["GET"], name="edit"),
     Route("/auth/cases/{case_id:id}/edit", edit_save, methods=["POST"], name="edit_save"),
     Route("/auth/cases/{case_id:id}/extension", start_extension, methods=["POST"],

@@ -8,6 +8,7 @@ import io
 import json
 
 from tests.portal_web.acme.test_wizard import PDF, ready_for_review
+from tests.portal_web.support import tokens
 
 
 def advance(run_dir, **delta) -> None:  # noqa: ANN001, ANN003
@@ -83,6 +84,37 @@ def test_a_decision_arrives_later_without_changing_the_stored_case(portal_for):
     assert f"Approved: {reference}" in home
     assert portal.query("select status, auth_number, decision_at from pa_cases where id = ?",
                         case_id) == [("in_review", None, None)]
+
+
+def test_an_undecided_request_can_be_cancelled_and_a_decided_one_cannot(portal_for):
+    portal = portal_for("pa-01")
+    case_id = ready_for_review(portal)
+    reference = portal.submit_request(case_id)
+    page = portal.client.get(f"/auth/cases/{case_id}").text
+    assert 'id="cancel-request"' in page and f"Cancel request {reference}" in page
+    done = portal.post_with(page, f"/auth/cases/{case_id}/cancel", {})
+    assert done.status_code == 303 and done.headers["location"] == f"/auth/cases/{case_id}"
+    page = portal.client.get(f"/auth/cases/{case_id}").text
+    assert "was cancelled. Acme will not review it." in page
+    assert 'id="decision-status">Cancelled<' in page and 'id="cancel-request"' not in page
+    advance(portal.run_dir, hours=49)  # the decision that was due does not come
+    portal.login()
+    page = portal.client.get(f"/auth/cases/{case_id}").text
+    assert 'id="decision-status">Cancelled<' in page and "Request extension" not in page
+    assert portal.query("select status from pa_cases where id = ?", case_id) == [("cancelled",)]
+    again = portal.client.post(f"/auth/cases/{case_id}/cancel", data=tokens(page),
+                               follow_redirects=False)  # a cancel posted from a stale page
+    assert again.status_code == 409
+
+
+def test_a_decided_request_has_no_cancel(portal_for):
+    portal = portal_for("pa-02")
+    denied = portal.client.get("/auth/cases/1002").text  # denied: appealed, not cancelled
+    assert 'id="cancel-request"' not in denied
+    refused = portal.client.post("/auth/cases/1002/cancel", data=tokens(denied),
+                                 follow_redirects=False)
+    assert refused.status_code == 409 and "only a request Acme has not decided" in refused.text
+    assert portal.query("select status from pa_cases where id = 1002") == [("denied",)]
 
 
 def test_eligibility_shows_lookalikes_apart(portal_for):
