@@ -69,6 +69,25 @@ def test_a_complete_request_gets_a_reference_and_a_status_page(portal):
     assert "ER-2026-004401" in portal.client.get("/").text
 
 
+def test_a_received_request_can_be_withdrawn_after_a_confirmation_page(portal):
+    location = submit(portal, {**GOLD, **REST, "action": "submit"}).headers["location"]
+    page = portal.client.get(location).text
+    assert 'href="/requests/1/withdraw" id="withdraw-link"' in page
+    confirm = portal.client.get("/requests/1/withdraw").text
+    assert "Withdraw request <span class=\"mono\">ER-2026-004401</span>?" in confirm
+    assert "must still be filed by 01/03/2027" in confirm and 'id="keep-button"' in confirm
+    assert reviews(portal)[0][1] == "submitted"  # looking is not withdrawing
+    done = portal.post_form("/requests/1/withdraw", "withdraw-form", {})
+    assert done.status_code == 303 and done.headers["location"] == "/requests/1"
+    assert reviews(portal)[0][1] == "withdrawn"
+    page = portal.client.get("/requests/1").text
+    assert "Request ER-2026-004401 was withdrawn." in page and 'id="withdrawn-notice"' in page
+    assert 'id="withdraw-link"' not in page
+    again = portal.client.get("/requests/1/withdraw", follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == "/requests/1"
+    assert portal.client.get("/requests/99/withdraw").status_code == 404
+
+
 def test_the_filing_window_is_four_months_from_the_final_denial():
     import datetime as dt
 

@@ -312,11 +312,51 @@ async def status_page(request: Request) -> Response:
     return site.render(request, "status.html", {
         "review": review, "documents": documents, "deadline": deadline,
         "late": deadline is not None and submitted > deadline,
+        "withdrawable": review.status in WITHDRAWABLE,
         "preliminary_due": preliminary_review_due(submitted),
         "just_submitted": request.query_params.get("submitted") == "1",
         "applicant_labels": APPLICANT_LABELS, "plan_labels": PLAN_LABELS,
         "denial_labels": DENIAL_LABELS, "document_labels": DOCUMENT_LABELS, "nav": "home",
         "title": f"Request {review.reference_number}"})
+
+
+# a request can be withdrawn until the Department assigns it to a review organization
+WITHDRAWABLE = ("submitted", "eligibility_review")
+
+
+@guard
+async def withdraw(request: Request) -> Response:
+    """``GET``: what withdrawing means, and the two buttons; ``POST``: the request is
+    closed (``withdrawn``). A request past eligibility review is answered with its page."""
+    site = site_of(request)
+    raw = request.path_params["review_id"]
+    if request.method == "POST":
+        async with posted_form(request) as posted:
+            if posted.replay:
+                return posted.replay
+            with site.writer(request) as db:
+                review = _review(db, request, raw)
+                if review is None:
+                    return _missing(request, f"Request {raw}")
+                if review.status not in WITHDRAWABLE:
+                    return RedirectResponse(f"/requests/{review.id}", status_code=303)
+                review.status = "withdrawn"
+                target, number = f"/requests/{review.id}", review.reference_number
+            site.flash(request, f"Request {number} was withdrawn.")
+            return posted.redirect(target)
+    with site.reader() as db:
+        review = _review(db, request, raw)
+        if review is None:
+            return _missing(request, f"Request {raw}")
+        if review.status not in WITHDRAWABLE:
+            return RedirectResponse(f"/requests/{review.id}", status_code=303)
+        insurer = db.scalar(select(Insurer).where(Insurer.name == review.insurer_name))
+    deadline = filing_deadline(review.final_denial_date, insurer.review_deadline_months
+                               if insurer else MONTHS_TO_FILE) \
+        if review.final_denial_date else None
+    return site.render(request, "withdraw.html", {
+        "review": review, "deadline": deadline, "nav": "home",
+        "title": f"Withdraw request {review.reference_number}"})
 
 
 @guard
@@ -392,6 +432,8 @@ routes = [
     Route("/requests/new", form_submit, methods=["POST"], name="new_request_submit"),
     Route("/requests/import", import_page, methods=["GET", "POST"], name="import"),
     Route("/requests/{review_id:id}", status_page, methods=["GET"], name="request"),
+    Route("/requests/{review_id:id}/withdraw", withdraw, methods=["GET", "POST"],
+          name="withdraw"),
     Route("/requests/{review_id:id}/edit", form_page, methods=["GET"], name="edit"),
     Route("/requests/{review_id:id}/edit", form_submit, methods=["POST"], name="edit_submit"),
     Route("/requests/{review_id:id}/documents/{doc_id:id}", document_file, methods=["GET"],
