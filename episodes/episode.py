@@ -73,7 +73,8 @@ log = logging.getLogger(__name__)
 # site's own module imports it only when the site is built: the EHR's is 0.65 s of imports)
 PORTAL_WARM_IMPORTS = ("uvicorn", "uvicorn.server", "uvicorn.protocols.http.h11_impl",
                        "uvicorn.lifespan.on", "portal_web")
-SITE_APP_MODULES = {"acme_api": "portal_web.payer_api.app", "workspace": "portal_web.workspace.files"}
+SITE_APP_MODULES = {"acme_api": "portal_web.payer_api.app",
+                    "workspace": "portal_web.workspace.files"}
 
 
 def portal_warm_imports(sites: list[str]) -> list[str]:
