@@ -25,12 +25,14 @@ are wrappers, as in Gymnasium.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from episodes.driver import stop_driver
 from episodes.episode import Episode, EpisodeConfig
 from episodes.result import EpisodeResult
 from sandbox.catalog import TaskSpec, load_catalog
@@ -173,6 +175,8 @@ class EhrSandboxEnv:
                 pass
         if self.episode is not None:
             self._call(self.episode.stop())
+        with contextlib.suppress(Exception):
+            self._call(stop_driver(), timeout=30)  # the loop's shared Playwright driver
         self._closed = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)

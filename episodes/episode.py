@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from episodes import prestart
 from episodes.config import (
     DESKTOP_SYSTEMS,
     EpisodeConfig,
@@ -42,6 +43,7 @@ from episodes.config import (
     Status,
     new_episode_id,
 )
+from episodes.driver import shared_playwright
 from episodes.phases import Phases
 from episodes.processes import (
     alive,
@@ -65,6 +67,20 @@ from sandbox.extract import extract_run
 from sandbox.seeding import check_variant
 
 log = logging.getLogger(__name__)
+
+# what portal_web imports before it serves: imported by its interpreter while the run is
+# seeded (episodes.prestart); each site also brings the module that builds its app (a
+# site's own module imports it only when the site is built: the EHR's is 0.65 s of imports)
+PORTAL_WARM_IMPORTS = ("uvicorn", "uvicorn.server", "uvicorn.protocols.http.h11_impl",
+                       "uvicorn.lifespan.on", "portal_web")
+SITE_APP_MODULES = {"acme_api": "portal_web.payer_api.app",
+                    "workspace": "portal_web.workspace.files"}
+
+
+def portal_warm_imports(sites: list[str]) -> list[str]:
+    """The modules ``portal_web`` serving ``sites`` imports before it answers."""
+    return [*PORTAL_WARM_IMPORTS, *(module for site in sites for module in (
+        f"portal_web.sites.{site}", SITE_APP_MODULES.get(site, f"portal_web.{site}.app")))]
 
 __all__ = ["DESKTOP_SYSTEMS", "Episode", "EpisodeConfig", "EpisodeError", "new_episode_id"]
 
@@ -97,6 +113,7 @@ class Episode:
         self.workstation: Workstation | None = None
         self.apps: dict[str, PublishedApp] = {}
         self._playwright: Any = None
+        self._portal_go: int | None = None  # the prestarted portal's pipe (episodes.prestart)
         self._sockets_dir: Path | None = None
         self._watchdog: asyncio.Task | None = None
         self._stopping = False
@@ -227,11 +244,10 @@ class Episode:
             await self._start_receiver(published, launches)
 
         async def playwright() -> None:
-            api = await asyncio.to_thread(importlib.import_module, "playwright.async_api")
-            async_playwright = api.async_playwright
-
+            # one driver for every episode of this loop (episodes.driver): only the first
+            # start of a process (or one after the driver died) waits for Node.js
             with self.phases.span("playwright driver"):
-                self._playwright = await async_playwright().start()
+                self._playwright = await shared_playwright()
             self._mark("playwright")
 
         async def workstation_display() -> None:
@@ -242,22 +258,25 @@ class Episode:
 
         try:
             tasks.append(imported)
+            self._prestart_portal(sites, listener)
             driver, display = spawn(playwright()), spawn(workstation_display())
             published = {s: spawn(self._publish(s)) for s in self.desktop_systems}
             with self.phases.span("seed run directory"):
                 await asyncio.to_thread(prepare_run_dir, self.spec, self.variant,
                                         self.run_dir, self.episode_id)
             self._mark("seeded")
-            portal = spawn(self._start_portal(sites, listener))
+            portal = spawn(self._start_portal(listener))
             with self.phases.span("modules imported"):
                 await imported
             launches = {s: spawn(self._launch_app(s, published[s])) for s in published}
-            await display  # the workstation's session and taskbar need no browser driver
-            await self._start_workstation()
+            await display  # the taskbar and the workstation's session need no driver
+            self._start_workstation()
+            session = spawn(self._start_session())
             await driver
-            # the tab browser and, once its app's session listens, the Citrix window
-            await asyncio.gather(portal, spawn(self._start_browser()), spawn(receiver()),
-                                 *launches.values())
+            # beside the session: the tab browser and, once its app's session listens, the
+            # Citrix window (neither needs the workstation's session)
+            await asyncio.gather(portal, session, spawn(self._start_browser()),
+                                 spawn(receiver()), *launches.values())
         except BaseException:
             for task in tasks:
                 task.cancel()
@@ -273,22 +292,34 @@ class Episode:
         for name, (began, ended) in display.startup.items():
             self.phases.add(f"{label} display: {name}", began, ended)
 
-    async def _start_portal(self, sites: list[str], listener: socket.socket | None) -> None:
-        """``portal_web`` serving on the socket bound for it; ready when it answers."""
+    def _prestart_portal(self, sites: list[str], listener: socket.socket | None) -> None:
+        """``portal_web``'s interpreter, started before the run is seeded: it imports uvicorn
+        and the task's sites meanwhile and serves once told (``_start_portal``)."""
         if listener is None:
             return
-        from pixel_stream.procs import ManagedProcess, wait_until
-
         port, fd = listener.getsockname()[1], listener.fileno()
-        with self.phases.span("portal_web (start to first answer)"):
-            self.portal = ManagedProcess(
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        with self.phases.span("portal_web: interpreter started (prestart)"):
+            self.portal, self._portal_go = prestart.spawn(
                 [sys.executable, "-m", "portal_web", "--run-dir", str(self.run_dir),
                  "--port", str(port), "--fd", str(fd), "--episode-id", self.episode_id,
                  "--sites", *sites],
+                portal_warm_imports(sites),
                 name="portal_web", env=_child_env(), log_path=self.logs_dir / "portal.log",
-                pass_fds=(fd,),
-            ).start()
-            self._remember(self.portal.pid)
+                pass_fds=(fd,))
+        self._remember(self.portal.pid)
+
+    async def _start_portal(self, listener: socket.socket | None) -> None:
+        """The prestarted ``portal_web`` serving on the socket bound for it, once the run is
+        seeded; ready when it answers."""
+        if listener is None or self.portal is None or self._portal_go is None:
+            return
+        from pixel_stream.procs import wait_until
+
+        port = listener.getsockname()[1]
+        with self.phases.span("portal_web (start to first answer)"):
+            go, self._portal_go = self._portal_go, None
+            prestart.go(go)
             try:
                 # a request waits in the socket's queue until the portal accepts it
                 await asyncio.to_thread(
@@ -341,17 +372,21 @@ class Episode:
             await app.launch(self.config.start_timeout_s, self._remember)
         self._mark(f"{system} app")
 
-    async def _start_workstation(self) -> None:
-        """The workstation's pixel session (agents and viewers connect here) and taskbar."""
+    async def _start_session(self) -> None:
+        """The workstation's pixel session (agents and viewers connect here)."""
         from pixel_stream.session import PixelSession
 
         with self.phases.span("workstation pixel session"):
+            # (a start cut short stops what it started: PixelSession.start)
             self.session = await PixelSession(
                 self.display, host=self.config.listen_host, token=self.token, mode="desktop",
                 record_dir=self.run_dir / "trace",
                 record_screenshots=self.config.record_screenshots,
                 clock=SharedClock(self.clock_path),
                 name=f"{self.episode_id}-workstation").start()
+
+    def _start_workstation(self) -> None:
+        """The workstation (its browsers start later) and its taskbar."""
         system = self.desktop_systems[0] if self.desktop_systems else None
         self.workstation = Workstation(
             display=self.display, home=self.run_dir / "home",
@@ -592,19 +627,24 @@ class Episode:
             if session is not None:
                 with contextlib.suppress(Exception):
                     await session.stop()
-        if self._playwright is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._playwright.stop(), 15)
-            self._playwright = None
+        # the driver is shared (episodes.driver) and stays: what this episode launched
+        # through it was closed above; what is left of its browsers (a close that failed,
+        # a launch cut short) is found by its profile folder and killed below
+        self._playwright = None
         for app in self.apps.values():
             await app.stop_process()
             await asyncio.to_thread(app.display.stop)
+        if self._portal_go is not None:  # a prestarted portal never told to serve exits
+            os.close(self._portal_go)
+            self._portal_go = None
         if self.portal is not None:
             await asyncio.to_thread(self.portal.stop)
         if self.display is not None:
             await asyncio.to_thread(self.display.stop)
         if self._sockets_dir is not None:
             shutil.rmtree(self._sockets_dir, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self._remember_browsers)  # one launched meanwhile
         await asyncio.to_thread(reap, self._known_pids)
         if self.status != "failed":
             self._set_status("stopped")

@@ -48,9 +48,12 @@ def _switch(argv: list[str], name: str) -> str | None:
 
 
 def _python_module(argv: list[str]) -> str | None:
-    """``M`` of ``python … -m M …`` (or the script's name), else None."""
+    """``M`` of ``python … -m M …`` (or the script's name), else None; for a prestarted
+    interpreter (``python -m episodes.prestart … -- COMMAND``), COMMAND's."""
     if not argv or "python" not in Path(argv[0]).name:
         return None
+    if "episodes.prestart" in argv and "--" in argv:
+        argv = [argv[0], *argv[argv.index("--") + 1:]]
     for i, part in enumerate(argv[1:], 1):
         if part == "-m" and i + 1 < len(argv):
             return argv[i + 1]

@@ -2,10 +2,10 @@
 
 ``python -m episodes.prestart --go FD [--warm MODULE]... -- (-m MODULE | SCRIPT) ARGS...``
 
-An episode starts the desktop EHR's Python at once, beside everything else: it imports the
-modules named by ``--warm`` (the app's heavy imports: Qt, its windows, the stores) while the
-app's display starts and the run is seeded, then blocks reading the pipe ``FD`` (no
-polling). The episode writes one JSON line there once both are ready — the variables to add
+An episode starts the desktop EHR's Python and its web server's (``portal_web``) at once,
+beside everything else: each imports the modules named by ``--warm`` (the heavy imports: Qt,
+the app's windows, the stores; uvicorn and the task's sites) while the displays start and
+the run is seeded, then blocks reading the pipe ``FD`` (no polling). The episode writes one JSON line there once both are ready — the variables to add
 to the environment (``DISPLAY``...) — and the app then runs exactly as ``python -m MODULE
 ARGS`` (or ``python SCRIPT ARGS``) would, from its ``__main__``. The app does the same work
 in the same order on the same display: only the imports happened earlier. An episode that
@@ -19,6 +19,9 @@ import json
 import os
 import runpy
 import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 
 def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
@@ -43,6 +46,33 @@ def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
     if not command or (command[0] == "-m" and len(command) < 2):
         raise ValueError("the app command is empty")
     return go, warm, command
+
+
+def spawn(command: Sequence[str], warm: Iterable[str], *, name: str, env: Mapping[str, str],
+          log_path: Path, pass_fds: Sequence[int] = ()) -> tuple[Any, int]:
+    """Start ``command`` (a Python command line: ``[python, -m, MODULE, ...]`` or
+    ``[python, SCRIPT, ...]``) prestarted: (its ``ManagedProcess``, the pipe to ``go`` on)."""
+    from pixel_stream.procs import ManagedProcess
+
+    options = [part for module in warm for part in ("--warm", module)]
+    read_fd, write_fd = os.pipe()
+    try:
+        process = ManagedProcess(
+            [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), *options,
+             "--", *command[1:]],
+            name=name, env=env, log_path=log_path, pass_fds=(read_fd, *pass_fds)).start()
+    except BaseException:
+        os.close(write_fd)
+        raise
+    finally:
+        os.close(read_fd)
+    return process, write_fd
+
+
+def go(pipe: int, env: Mapping[str, str] | None = None) -> None:
+    """Let a prestarted process run its command (with ``env`` added); closes the pipe."""
+    with os.fdopen(pipe, "wb") as out:
+        out.write(json.dumps(dict(env or {})).encode() + b"\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,6 @@ screen through its inspector socket, or launched again when it cannot reset in p
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sys
@@ -14,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from episodes import prestart
 from episodes.inspector import InspectorClient, InspectorError
 from episodes.processes import has_window
 from pixel_stream.procs import ManagedProcess, wait_until
@@ -53,20 +53,9 @@ class PublishedApp:
             self.inspector.unlink()  # a stale socket would look ready at once
         command = self.argv[1:]
         module = command[1] if command[:1] == ["-m"] and len(command) > 1 else ""
-        warm = [part for name in WARM_IMPORTS.get(module, ()) for part in ("--warm", name)]
-        read_fd, write_fd = os.pipe()
-        try:
-            self.process = ManagedProcess(
-                [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), *warm,
-                 "--", *command],
-                name=f"{self.system} app", env=self.env, log_path=self.log_path,
-                pass_fds=(read_fd,)).start()
-        except BaseException:
-            os.close(write_fd)
-            raise
-        finally:
-            os.close(read_fd)
-        self._go = write_fd
+        self.process, self._go = prestart.spawn(
+            self.argv, WARM_IMPORTS.get(module, ()), name=f"{self.system} app", env=self.env,
+            log_path=self.log_path)
         remember(self.process.pid)
         return True
 
@@ -85,9 +74,7 @@ class PublishedApp:
         self._display_environment()
         if self._go is not None and self.process is not None:
             go, self._go = self._go, None
-            with os.fdopen(go, "wb") as pipe:
-                pipe.write(json.dumps({k: self.env[k] for k in ("DISPLAY", "QT_QPA_PLATFORM")})
-                           .encode() + b"\n")
+            prestart.go(go, {k: self.env[k] for k in ("DISPLAY", "QT_QPA_PLATFORM")})
             process = self.process
         else:
             if self.inspector is not None and self.inspector.exists():

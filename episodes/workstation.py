@@ -284,15 +284,21 @@ class Workstation:
         with self._span(f"{label}: confinement launcher"):
             executable = await asyncio.to_thread(self._confined, chromium, False)
         with self._span(f"{label}: Chromium launch"):
+            launch = asyncio.ensure_future(playwright.chromium.launch_persistent_context(
+                str(profile), executable_path=executable, headless=False,
+                env=self.browser_environment(),
+                no_viewport=True, accept_downloads=True,
+                downloads_path=str(self.downloads),
+                ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
+                args=[*chromium_switches(rules, width=width, height=height), *extra],
+            ))
             try:
-                return await playwright.chromium.launch_persistent_context(
-                    str(profile), executable_path=executable, headless=False,
-                    env=self.browser_environment(),
-                    no_viewport=True, accept_downloads=True,
-                    downloads_path=str(self.downloads),
-                    ignore_default_args=IGNORED_PLAYWRIGHT_ARGS, timeout=30_000,
-                    args=[*chromium_switches(rules, width=width, height=height), *extra],
-                )
+                return await asyncio.shield(launch)
+            except asyncio.CancelledError:
+                # the driver is shared and goes on launching: the browser is closed as
+                # soon as it is up (a stopped episode leaves no Chromium behind)
+                launch.add_done_callback(_close_when_launched)
+                raise
             except Exception:
                 # a browser that cannot be confined never starts (unshare fails first):
                 # only then is the confinement checked, to say why
@@ -490,6 +496,23 @@ class Workstation:
 
     def processes(self) -> list[Any]:
         return [p for p in (self._taskbar,) if p is not None]
+
+
+_CLOSING: set[asyncio.Future] = set()  # closes of browsers launched for a stopped start
+
+
+def _close_when_launched(launch: asyncio.Future) -> None:
+    if launch.cancelled() or launch.exception() is not None:
+        return
+    with contextlib.suppress(RuntimeError):  # the loop is closing: the driver stops it
+        closing = asyncio.ensure_future(_close_quietly(launch.result()))
+        _CLOSING.add(closing)
+        closing.add_done_callback(_CLOSING.discard)
+
+
+async def _close_quietly(context: Any) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(context.close(), 10)
 
 
 def _origin(url: str) -> str:

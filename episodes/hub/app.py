@@ -29,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from episodes.driver import stop_driver
 from episodes.episode import Episode, EpisodeConfig, EpisodeError
 from episodes.hub.auth import SESSION_COOKIE, Accounts, SignInThrottle, User
 from episodes.hub.guard import Guard, allowed_hosts, safe_next
@@ -265,6 +266,7 @@ def create_hub(settings: HubSettings | dict[str, Any] | None = None,
             yield
         finally:
             await hub.stop_all()
+            await stop_driver()  # the Playwright driver its episodes shared (episodes.driver)
 
     routes = [
         Route("/signin", signin_page, name="signin"),

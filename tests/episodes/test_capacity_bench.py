@@ -131,6 +131,11 @@ CHROMIUM = "/usr/lib/chromium/chromium"
     (["/w/.venv/bin/python", "-m", "portal_web", "--run-dir", "r", "--port", "1"],
      "portal_web"),
     (["/w/.venv/bin/python", "-m", "desktop_ehr", "--persona", "hyperspace"], "desktop app"),
+    # prestarted (episodes.prestart): named by what they run
+    (["/w/.venv/bin/python", "-m", "episodes.prestart", "--go", "7", "--warm", "uvicorn", "--",
+      "-m", "portal_web", "--run-dir", "r"], "portal_web"),
+    (["/w/.venv/bin/python", "-m", "episodes.prestart", "--go", "7", "--", "-m",
+      "desktop_ehr", "--persona", "hyperspace"], "desktop app"),
     (["/w/.venv/bin/python", "/w/tests/episodes/published_app.py", "--x"], "desktop app"),
     (["/w/playwright/driver/node", "/w/playwright/driver/package/cli.js", "run-driver"],
      "playwright driver"),

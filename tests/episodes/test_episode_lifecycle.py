@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import pytest
 
 from episodes.agents import AgentSpec
 from episodes.episode import Episode, EpisodeConfig
+from episodes.footprint import driver_pids
 from episodes.inspector import InspectorClient
 from episodes.oracle import run_oracle
+from episodes.processes import alive, with_argument_and_descendants
 from episodes.runner import run_episode
 from pixel_stream.xprops import whole_property
 
@@ -81,6 +84,8 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
     async def scenario():
         episode = Episode(spec, run_dir=tmp_path / "run")
         await episode.start()
+        drivers = driver_pids()  # the loop's Playwright driver, shared (episodes.driver)
+        assert len(drivers) == 1
         try:
             pids = episode.process_ids()
             # (not Chromium's helpers, nor the unshare that confines it: episodes.confine)
@@ -161,14 +166,40 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             assert "No space left on device" in episode.failure
         finally:
             await episode.stop()
+        # every process of the stopped episode is gone; the driver stays for the next one
+        assert [p for p in pids if alive(p)] == []
+        assert driver_pids() == drivers
 
         # the oracle's trace replays by coordinates on a fresh episode, to the same grade
+        # (through the same driver)
+        seen: list[set[int]] = []
         replayed = await run_episode(spec, None, AgentSpec("replay", gold_trace),
-                                     tmp_path / "replay", measure_reset=False)
+                                     tmp_path / "replay", measure_reset=False,
+                                     on_started=lambda _episode: seen.append(driver_pids()))
         assert replayed.score == 1.0, replayed.error
+        assert seen == [drivers]
         clients = {json.loads(x).get("client") for x in
                    (tmp_path / "replay" / "trace" / "trace.jsonl").read_text().splitlines()[1:]}
         assert clients == {"replay"}
+
+        # a start interrupted while its Chromium is being launched leaves no browser behind
+        # although the driver that launches it goes on
+        cut = Episode(spec, run_dir=tmp_path / "cut")
+        starting = asyncio.ensure_future(cut.start())
+        profile = str(tmp_path / "cut" / "home" / ".config")
+        for _ in range(600):
+            if with_argument_and_descendants(profile) or starting.done():
+                break
+            await asyncio.sleep(0.05)
+        starting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await starting
+        for _ in range(200):
+            if not with_argument_and_descendants(profile):
+                break
+            await asyncio.sleep(0.05)
+        assert with_argument_and_descendants(profile) == set()
+        assert cut.status == "failed" and driver_pids() == drivers
         return pids
 
     pids = asyncio.run(scenario())

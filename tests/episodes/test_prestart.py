@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,39 @@ def test_its_command_line_is_checked():
         with pytest.raises(ValueError):
             prestart.parse(bad)
     assert prestart.main(["--", "app.py"]) == 2
+
+
+FD_APP = """import json, os, socket, sys
+from pathlib import Path
+sock = socket.socket(fileno=int(sys.argv[2]))
+Path(sys.argv[1]).write_text(json.dumps({"port": sock.getsockname()[1],
+    "warm": "colorsys" in sys.modules, "extra": os.environ.get("EXTRA")}))
+"""
+
+
+def test_spawn_passes_its_descriptors_and_runs_once_told(tmp_path):
+    """How an episode prestarts its web server: the listening socket bound for it goes
+    through the waiting interpreter to the server it becomes."""
+    import socket
+
+    script, out = tmp_path / "server.py", tmp_path / "out.json"
+    script.write_text(FD_APP)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        fd = listener.fileno()
+        process, go = prestart.spawn([sys.executable, str(script), str(out), str(fd)],
+                                     ["colorsys"], name="server", env=dict(os.environ),
+                                     log_path=tmp_path / "server.log", pass_fds=(fd,))
+        try:
+            assert not out.exists()
+            prestart.go(go, {"EXTRA": "yes"})
+            for _ in range(3000):
+                if process.poll() is not None:
+                    break
+                time.sleep(0.01)
+            assert process.poll() == 0
+        finally:
+            process.stop()
+        assert json.loads(out.read_text()) == {"port": listener.getsockname()[1],
+                                               "warm": True, "extra": "yes"}
