@@ -188,6 +188,7 @@ class LosslessFeed:
         """The page could not use a tile: send that area again."""
         rows, cols = self.map.cells(rect)
         viewer.sent[rows, cols] = -1
+        viewer.exact = None
         self._poke()
 
     async def stop(self) -> None:
@@ -276,6 +277,26 @@ class LosslessFeed:
                 box = found.union(box)
         return rect if box is None else box.clamp(self.width, self.height) or rect
 
+    def _since_exact(self, viewer: LosslessViewer, frame: Frame) -> list[Rect] | None:
+        """The damage since the frame the page was last told it is exact at, when all of
+        it is known (then it is all the page lacks); else None."""
+        since = viewer.exact
+        if since is None or since < self._entries_from or self._seq != frame.seq:
+            return None
+        rects: list[Rect] = []
+        for seq, rect in reversed(self._entries):
+            if seq <= since:
+                break
+            if rect not in rects:
+                rects.append(rect)
+        if len(rects) > 1:
+            box = rects[0]
+            for rect in rects[1:]:
+                box = box.union(rect)
+            if box.area <= 2 * sum(r.area for r in rects):
+                return [box]
+        return rects
+
     def _settled(self, viewer: LosslessViewer, frame: Frame, waiting: bool) -> bool:
         """Once what was sent is painted, the page shows ``frame`` exactly (and it has not
         been told so yet); ``waiting``: some of its cells wait for their quiet delay."""
@@ -287,14 +308,23 @@ class LosslessFeed:
         """The change as one message (see ``send_change``); False when it was not sent."""
         if not viewer.open or viewer.busy or len(log) > 1:
             return False
-        due, later = self.map.due(viewer.sent, time.monotonic(), self.delay_s,
-                                  self._at_once_upto)
-        rects = self._tile_rects(viewer, due) if due.any() else []
-        if sum(r.area for r in rects) > INLINE_PX:
-            return False
+        rects = self._since_exact(viewer, frame)
+        if rects is not None:  # the common case: just what changed since it was exact
+            if sum(r.area for r in rects) > INLINE_PX:
+                return False
+            for rect in rects:
+                viewer.sent[self.map.cells(rect)] = frame.seq
+            waiting = False
+        else:
+            due, later = self.map.due(viewer.sent, time.monotonic(), self.delay_s,
+                                      self._at_once_upto)
+            rects = self._tile_rects(viewer, due) if due.any() else []
+            if sum(r.area for r in rects) > INLINE_PX:
+                return False
+            viewer.sent[due] = frame.seq
+            waiting = later is not None
         datas = self._encode_now(frame, rects)
-        viewer.sent[due] = frame.seq
-        exact = frame.seq if self._settled(viewer, frame, later is not None) else None
+        exact = frame.seq if self._settled(viewer, frame, waiting) else None
         if exact is not None:
             viewer.exact = exact
         tiles = [(frame.seq, rect, data) for rect, data in zip(rects, datas, strict=True)]

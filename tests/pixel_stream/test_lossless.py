@@ -295,12 +295,23 @@ async def test_a_change_sent_as_tiles_only_is_one_message_of_the_changed_pixels(
         # bytes bounded by the changed area (random pixels: PNG cannot compress them)
         assert len(channel.sent[0]) <= 3 * letter.area + 300
 
+        # the same when the page was not told "exact" last (its cells are cut to the damage
+        # since each cell's copy)
+        channel.sent.clear()
+        viewer.exact = None
+        second = Rect(90, 60, 6, 10)
+        slot.publish(with_letter(slot.latest, 3, second))
+        feed.send_change(3, {viewer: []})
+        header, datas = read_batch(channel.sent[0])
+        assert len(channel.sent) == 1 and header["exact"] == 3
+        assert [t[:5] for t in header["tiles"]] == [[3, 90, 60, 6, 10]]
+
         # where the page's copy is not known (it asked again), whole cells go
         channel.sent.clear()
         feed.resend(viewer, Rect(0, 0, 32, 32))
-        await settle(feed, viewer, 2)
+        await settle(feed, viewer, 3)
         await asyncio.sleep(0.05)
-        assert [read_batch(m)[0]["tiles"][0][:5] for m in channel.sent] == [[2, 0, 0, 32, 32]]
+        assert [read_batch(m)[0]["tiles"][0][:5] for m in channel.sent] == [[3, 0, 0, 32, 32]]
     finally:
         await feed.stop()
 
