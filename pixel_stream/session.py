@@ -70,7 +70,7 @@ PAGE_HEADERS = {
 
 # Injector calls that never block (one XTEST request and a flush).
 INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position",
-                          "apply_pointer"})
+                          "apply_pointer", "apply_inline"})
 
 
 MAX_TITLE = 200

@@ -276,7 +276,12 @@ class ViewerConnection:
                 frame_before = session.capture.slot.latest
                 seq_before = frame_before.seq
                 pointer_only = all(event["t"] in POINTER_TYPES for event in events)
-                apply = self.input.apply_pointer if pointer_only else self.input.apply_all
+                if pointer_only:
+                    apply = self.input.apply_pointer
+                elif self.input.never_blocks(events):
+                    apply = self.input.apply_inline
+                else:
+                    apply = self.input.apply_all
                 try:
                     failures = await session.run_input(apply, events)
                 except Exception as exc:  # noqa: BLE001 - report and keep serving
