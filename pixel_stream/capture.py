@@ -41,6 +41,12 @@ class CaptureError(RuntimeError):
 SNAPSHOT_POOL = 3
 
 
+def _queued(conn) -> int:
+    """Events python-xlib has already read off the socket (no I/O, unlike
+    ``pending_events()``)."""
+    return len(conn.display.event_queue)
+
+
 def changed_box(old: np.ndarray, new: np.ndarray) -> tuple[int, int, int, int] | None:
     """(y0, y1, x0, x1) bounding the pixels where two equal-sized images differ, or None."""
     diff = old != new
@@ -345,16 +351,21 @@ class ScreenCapture:
         return frame
 
     def _drain_damage(self, conn) -> None:
-        while conn.pending_events():
-            event = conn.next_event()
-            area = getattr(event, "area", None)
-            if area is None:
-                continue
-            rect = Rect(area.x, area.y, area.width, area.height)
-            if self._pending is None:
-                self._pending_since = time.monotonic()
-            self._pending = rect.union(self._pending)
-            self._last_damage_at = time.monotonic()
+        """Take every damage event: one read of the socket, then the queued events (each
+        ``pending_events()`` is another read, the costliest part of a quiet frame)."""
+        count = conn.pending_events()
+        while count:
+            for _ in range(count):
+                event = conn.next_event()
+                area = getattr(event, "area", None)
+                if area is None:
+                    continue
+                rect = Rect(area.x, area.y, area.width, area.height)
+                if self._pending is None:
+                    self._pending_since = time.monotonic()
+                self._pending = rect.union(self._pending)
+                self._last_damage_at = time.monotonic()
+            count = _queued(conn)
 
     def _loop(self, conn, damage_id: int, grabber) -> None:
         xfd = conn.fileno()
@@ -366,7 +377,7 @@ class ScreenCapture:
                 timeout = schedule.delay(now)
             else:
                 timeout = max(0.0, last_announce + self.heartbeat_s - now)
-            if conn.pending_events():
+            if _queued(conn):
                 # read off the socket during the last flush: the socket will not wake us
                 timeout = 0.0
             readable, _, _ = select.select([xfd, self._wake_r], [], [], timeout)
