@@ -7,6 +7,8 @@ from __future__ import annotations
 import collections.abc
 import io
 import json
+import struct
+import zlib
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,9 @@ CELL = 32
 TILE_MAX = 256
 # Bytes per binary message (aiortc advertises a 65536-byte max-message-size).
 CHUNK_BYTES = 60_000
+# Tiles up to this many pixels are written as PNG directly, larger ones by Pillow (whose
+# row filters compress a large screen better).
+SMALL_TILE_PX = 128 * 128
 # Largest tile batch (one binary message); a larger tile goes as header + chunks.
 BATCH_BYTES = CHUNK_BYTES
 
@@ -133,6 +138,9 @@ def encode_tiles(frame: Frame, rects: list[Rect]) -> list[bytes]:
     stride = frame.stride
     out = []
     for rect in rects:
+        if rect.area <= SMALL_TILE_PX:
+            out.append(small_png(frame, rect))
+            continue
         start = rect.y * stride + rect.x * 4
         end = (rect.y + rect.height - 1) * stride + (rect.x + rect.width) * 4
         tile = Image.frombuffer("RGB", (rect.width, rect.height), pixels[start:end], "raw",
@@ -141,6 +149,25 @@ def encode_tiles(frame: Frame, rects: list[Rect]) -> list[bytes]:
         tile.save(buf, "PNG", compress_level=PNG_COMPRESS_LEVEL)
         out.append(buf.getvalue())
     return out
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(
+        ">I", zlib.crc32(kind + data))
+
+
+def small_png(frame: Frame, rect: Rect) -> bytes:
+    """A small tile as PNG written directly (IHDR, one IDAT with unfiltered rows, IEND):
+    for a typed letter a third of what Pillow's encoder costs in calls around its C code,
+    and no smaller with its filters."""
+    source = np.frombuffer(frame.pixels, np.uint8).reshape(frame.height, frame.width, 4)
+    rows = np.zeros((rect.height, 1 + 3 * rect.width), np.uint8)  # filter byte 0: none
+    rows[:, 1:].reshape(rect.height, rect.width, 3)[...] = source[
+        rect.y:rect.y + rect.height, rect.x:rect.x + rect.width, 2::-1]
+    header = struct.pack(">IIBBBBB", rect.width, rect.height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header),
+                     _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), PNG_COMPRESS_LEVEL)),
+                     _png_chunk(b"IEND", b"")))
 
 
 def tile_messages(tile_id: int, seq: int, rect: Rect, data: bytes,

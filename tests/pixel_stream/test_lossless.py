@@ -78,7 +78,7 @@ def test_a_whole_screen_is_a_few_tiles():
 
 def test_tiles_are_exact_pngs_chunked_under_the_message_limit():
     source = frame(3, 320, 200)
-    rects = [Rect(0, 0, 320, 200), Rect(17, 33, 50, 40)]
+    rects = [Rect(0, 0, 320, 200), Rect(17, 33, 50, 40), Rect(300, 190, 20, 10)]
     for rect, data in zip(rects, encode_tiles(source, rects), strict=True):
         decoded = Image.open(io.BytesIO(data))
         assert decoded.mode == "RGB" and "icc_profile" not in decoded.info
