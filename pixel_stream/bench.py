@@ -358,7 +358,8 @@ def _server_counts(bed: TestBed) -> dict[str, int]:
     lossless = status.get("lossless") or {}
     return {"video_frames": sum(f.get("frames", 0) for f in feeds),
             "frames_by_tiles": sum(f.get("frames_by_tiles", 0) for f in feeds),
-            "tiles": lossless.get("tiles", 0), "tile_bytes": lossless.get("tile_bytes", 0)}
+            "tiles": lossless.get("tiles", 0), "tile_bytes": lossless.get("tile_bytes", 0),
+            "tile_messages": lossless.get("messages", 0)}
 
 
 def _typing_text(cfg: BenchConfig) -> str:

@@ -26,6 +26,8 @@ import threading
 import time
 from concurrent.futures import Future
 
+import numpy as np
+
 from pixel_stream.frames import Frame, FrameSlot, Rect
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,22 @@ class CaptureError(RuntimeError):
 
 # Pixel buffers kept for reuse; one is reused once no frame or consumer holds it.
 SNAPSHOT_POOL = 3
+
+
+def _queued(conn) -> int:
+    """Events python-xlib has already read off the socket (no I/O, unlike
+    ``pending_events()``)."""
+    return len(conn.display.event_queue)
+
+
+def changed_box(old: np.ndarray, new: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(y0, y1, x0, x1) bounding the pixels where two equal-sized images differ, or None."""
+    diff = old != new
+    rows = np.flatnonzero(diff.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(diff[rows[0] : rows[-1] + 1].any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
 
 
 class FrameSchedule:
@@ -242,31 +260,35 @@ class ScreenCapture:
         self._canvas = bytearray(pixels)
         return pixels
 
-    def _grab_region(self, grabber, region: Rect) -> bytearray:
-        """Read only ``region`` into the canvas and return a snapshot of the whole screen.
+    def _grab_region(self, grabber, region: Rect) -> tuple[bytearray, Rect] | None:
+        """Read ``region`` into the canvas; returns a snapshot of the whole screen and the
+        rectangle whose pixels really changed, or None when none did.
 
         Reading a typed character's few rows through MIT-SHM costs a fraction of reading
-        the screen; copying the canvas for the snapshot is one memcpy.
+        the screen. Toolkits report a whole widget as damaged when they repaint it (a Qt
+        line edit: its whole width for one typed letter), so the read rows are compared
+        with the canvas first: the frame's region is the bounding box of the pixels that
+        differ (the letter and the caret), which is all the encoder, the damage log and the
+        exact tiles then need to carry.
         """
         rect = region.clamp(self.width, self.height)
         if rect is None:
-            return self._snapshot(Rect(0, 0, 0, 0))
+            return None
         if rect.area * 2 > self.width * self.height:
-            return self._grab(grabber)
+            return self._grab(grabber), rect
         raw = grabber.grab(
             {"left": rect.x, "top": rect.y, "width": rect.width, "height": rect.height}
         ).raw
-        canvas = self._canvas
-        stride = self.width * 4
-        row_bytes = rect.width * 4
-        src = memoryview(raw)
-        dst = memoryview(canvas)
-        offset = rect.y * stride + rect.x * 4
-        for row in range(rect.height):
-            start = row * row_bytes
-            dst[offset : offset + row_bytes] = src[start : start + row_bytes]
-            offset += stride
-        return self._snapshot(rect)
+        new = np.frombuffer(raw, np.uint32, rect.area).reshape(rect.height, rect.width)
+        canvas = np.frombuffer(self._canvas, np.uint32).reshape(self.height, self.width)
+        old = canvas[rect.y : rect.y + rect.height, rect.x : rect.x + rect.width]
+        changed = changed_box(old, new)
+        if changed is None:
+            return None
+        y0, y1, x0, x1 = changed
+        old[y0:y1, x0:x1] = new[y0:y1, x0:x1]
+        changed_rect = Rect(rect.x + x0, rect.y + y0, x1 - x0, y1 - y0)
+        return self._snapshot(changed_rect), changed_rect
 
     def _snapshot(self, region: Rect) -> bytearray:
         """A copy of the canvas for the next frame, which changes ``region``.
@@ -329,16 +351,21 @@ class ScreenCapture:
         return frame
 
     def _drain_damage(self, conn) -> None:
-        while conn.pending_events():
-            event = conn.next_event()
-            area = getattr(event, "area", None)
-            if area is None:
-                continue
-            rect = Rect(area.x, area.y, area.width, area.height)
-            if self._pending is None:
-                self._pending_since = time.monotonic()
-            self._pending = rect.union(self._pending)
-            self._last_damage_at = time.monotonic()
+        """Take every damage event: one read of the socket, then the queued events (each
+        ``pending_events()`` is another read, the costliest part of a quiet frame)."""
+        count = conn.pending_events()
+        while count:
+            for _ in range(count):
+                event = conn.next_event()
+                area = getattr(event, "area", None)
+                if area is None:
+                    continue
+                rect = Rect(area.x, area.y, area.width, area.height)
+                if self._pending is None:
+                    self._pending_since = time.monotonic()
+                self._pending = rect.union(self._pending)
+                self._last_damage_at = time.monotonic()
+            count = _queued(conn)
 
     def _loop(self, conn, damage_id: int, grabber) -> None:
         xfd = conn.fileno()
@@ -350,7 +377,7 @@ class ScreenCapture:
                 timeout = schedule.delay(now)
             else:
                 timeout = max(0.0, last_announce + self.heartbeat_s - now)
-            if conn.pending_events():
+            if _queued(conn):
                 # read off the socket during the last flush: the socket will not wake us
                 timeout = 0.0
             readable, _, _ = select.select([xfd, self._wake_r], [], [], timeout)
@@ -373,8 +400,10 @@ class ScreenCapture:
                 conn.damage_subtract(damage_id, 0, 0)
                 conn.flush()
                 schedule.took(now)
-                self._publish(self._grab_region(grabber, region), region, since)
-                last_announce = time.monotonic()
+                grabbed = self._grab_region(grabber, region)
+                if grabbed is not None:  # a repaint with the same pixels is no new frame
+                    self._publish(grabbed[0], grabbed[1], since)
+                    last_announce = time.monotonic()
             elif self._pending is None and now - last_announce >= self.heartbeat_s:
                 self._heartbeat(grabber)
                 last_announce = time.monotonic()

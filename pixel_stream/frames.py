@@ -185,6 +185,17 @@ class FrameSlot:
         with self._cond:
             self._cond.notify_all()
 
+    def wake_on_change(self, after_tick: int, future: asyncio.Future) -> bool:
+        """Resolve ``future`` (on its own loop) once the tick passes ``after_tick`` or the
+        slot closes: the cheapest wait for an asyncio consumer that has other reasons to
+        wake too. False, registering nothing, when that has happened already."""
+        loop = future.get_loop()
+        with self._cond:
+            if self._tick > after_tick or self._closed:
+                return False
+            self._async_waiters.append((loop, future))
+        return True
+
     async def next_async(self, after_tick: int, timeout: float | None) -> tuple[int, Frame | None]:
         """``wait_next`` for asyncio code; never blocks the event loop."""
         loop = asyncio.get_running_loop()

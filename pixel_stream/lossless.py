@@ -17,25 +17,36 @@ sequence numbers of captured frames (``Frame.seq``):
   damaged region since the previous stamp: the log is then complete up to frame K;
 * ``{"t": "d", "known": K, "rects": [...]}`` — the damage log up to frame K, for a change
   that was sent as tiles only, with no video frame (``SessionPolicy.tile_changes_px``);
+* a tile batch, one binary message: a 4-byte big-endian length, that many bytes of JSON
+  ``{"t": "b", "tiles": [[seq, x, y, w, h, size], ...], "d": {"known", "rects"},
+  "exact": S}`` ("d" and "exact" when there are), then the tiles' PNGs back to back. A
+  change sent as tiles only is one such message: its damage log, its tiles, and "exact"
+  when the page then has everything;
 * ``{"t": "tile", "id", "seq", "x", "y", "w", "h", "size", "chunks"}`` followed by
-  ``chunks`` binary messages with the PNG (SCTP messages are limited in size);
+  ``chunks`` binary messages with the PNG, for a tile too large for a batch (SCTP messages
+  are limited in size; a binary message while a tile's chunks are due is one of them);
 * ``{"t": "exact", "seq": S}`` — every tile this page needs for frame S has been sent
   (the page is settled once they are painted and no later damage is known).
+
+A tile covers only what changed since the page's copy of its cells: the bounding box, in
+the due cells, of the damage since then (the capture reports the pixels that really
+changed, not the toolkit's repainted widget), so a typed letter is a few hundred bytes.
 
 The page keeps each tile until the video shows a frame whose damage (from the log) covers
 it and is newer than the tile; only then is that part cleared, so a stale tile never hides
 a newer video picture, and a tile older than the video is cut where the video is newer.
 Whatever the page clears was damaged after the tile was taken, so the server sends it
 again once it settles. Nothing here runs on the capture or encoder threads: the
-scheduler is one asyncio task per session, PNGs are made on one worker thread, shared by
-all viewers that need the same rectangles of the same frame.
+scheduler is one asyncio task per session (a change sent as tiles only is handled at once,
+on the event loop); small tiles are encoded in place, large ones on one worker thread,
+shared by all viewers that need the same rectangles of the same frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-import io
 import itertools
 import json
 import logging
@@ -44,217 +55,34 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from pixel_stream.frames import Frame, FrameSlot, Rect
-from pixel_stream.imaging import PNG_COMPRESS_LEVEL
+from pixel_stream.tiles import (
+    BATCH_BYTES,
+    CHUNK_BYTES,
+    DamageMap,
+    batch_message,
+    cells_to_rects,
+    damage_box,
+    encode_tiles,
+    tile_messages,
+)
 
 log = logging.getLogger(__name__)
 
 CHANNEL_LABEL = "lossless"
-# Screen cells whose quiet time is tracked; a tile covers whole cells.
-CELL = 32
-# Largest side of one tile: a whole-screen refresh is several tiles, decoded in parallel.
-TILE_MAX = 256
-# Bytes per binary message (aiortc advertises a 65536-byte max-message-size).
-CHUNK_BYTES = 60_000
+# Tiles of at most this many pixels in all are encoded on the event loop (a typed letter:
+# a few hundred pixels; a scrolled line edit: about 10,000, 0.2 ms), which costs less than
+# a hand-over to the worker thread; larger ones on the worker.
+INLINE_PX = 128 * 128
+# Damage entries kept for cropping tiles to what changed since a page's copy.
+HISTORY = 256
+# A tile of at most this many cells is cut to the damage since each cell's copy (else
+# since the oldest copy of its cells).
+CROP_CELLS = 8
 # Tile bytes queued on the channel before the sender waits: small, so the damage log and
 # video frame stamps behind it are not held up by a whole-screen refresh.
 BUFFER_LOW = 64 * 1024
-
-
-# -- pure logic (unit-tested) ------------------------------------------------------------
-class DamageMap:
-    """When each screen cell last changed (frame seq and monotonic time)."""
-
-    def __init__(self, width: int, height: int, cell: int = CELL) -> None:
-        self.width, self.height, self.cell = width, height, cell
-        self.rows = -(-height // cell)
-        self.cols = -(-width // cell)
-        self.changed_seq = np.zeros((self.rows, self.cols), np.int64)
-        self.changed_at = np.zeros((self.rows, self.cols), np.float64)
-
-    def cells(self, rect: Rect | None) -> tuple[slice, slice]:
-        if rect is None:
-            return slice(0, self.rows), slice(0, self.cols)
-        c = self.cell
-        return (slice(max(0, rect.y // c), -(-(rect.y + rect.height) // c)),
-                slice(max(0, rect.x // c), -(-(rect.x + rect.width) // c)))
-
-    def note(self, seq: int, rect: Rect | None, now: float) -> None:
-        """Frame ``seq`` changed ``rect`` (None: the whole screen)."""
-        if rect is not None and rect.area == 0:
-            return
-        rows, cols = self.cells(rect)
-        self.changed_seq[rows, cols] = seq
-        self.changed_at[rows, cols] = now
-
-    def new_sent(self) -> np.ndarray:
-        """A viewer's "seq of the tile it has" grid: nothing yet."""
-        return np.full((self.rows, self.cols), -1, np.int64)
-
-    def due(self, sent: np.ndarray, now: float, delay: float, at_once_upto: int = -1
-            ) -> tuple[np.ndarray, float | None]:
-        """(cells to refresh now, seconds until the next pending cell is due or None).
-        Cells last changed by frames up to ``at_once_upto`` (sent as tiles, not as video)
-        are due at once."""
-        stale = self.changed_seq > sent
-        quiet = (now - self.changed_at >= delay) | (self.changed_seq <= at_once_upto)
-        waiting = stale & ~quiet
-        wait = None
-        if waiting.any():
-            wait = max(0.0, float((self.changed_at[waiting] + delay - now).min()))
-        return stale & quiet, wait
-
-
-def cells_to_rects(mask: np.ndarray, cell: int, width: int, height: int,
-                   max_side: int = TILE_MAX) -> list[Rect]:
-    """Rectangles (screen pixels, clamped) covering the true cells of ``mask``: runs of a
-    row merged with the same run of the rows below, no side longer than ``max_side``."""
-    span = max(1, max_side // cell)
-    open_runs: dict[tuple[int, int], list[int]] = {}  # (c0, c1) -> [r0, r1]
-    boxes: list[tuple[int, int, int, int]] = []
-    for r in range(mask.shape[0]):
-        row = mask[r]
-        runs = []
-        c = 0
-        while c < row.shape[0]:
-            if row[c]:
-                c0 = c
-                while c < row.shape[0] and row[c] and c - c0 < span:
-                    c += 1
-                runs.append((c0, c))
-            else:
-                c += 1
-        current = set(runs)
-        for key in list(open_runs):
-            r0, r1 = open_runs[key]
-            if key not in current or r1 - r0 >= span:
-                boxes.append((key[0], r0, key[1], r1))
-                del open_runs[key]
-        for key in runs:
-            if key in open_runs:
-                open_runs[key][1] = r + 1
-            else:
-                open_runs[key] = [r, r + 1]
-    boxes += [(key[0], r0, key[1], r1) for key, (r0, r1) in open_runs.items()]
-    rects = []
-    for c0, r0, c1, r1 in sorted(boxes, key=lambda b: (b[1], b[0])):
-        rect = Rect(c0 * cell, r0 * cell, (c1 - c0) * cell, (r1 - r0) * cell).clamp(width, height)
-        if rect is not None:
-            rects.append(rect)
-    return rects
-
-
-def encode_tiles(frame: Frame, rects: list[Rect]) -> list[bytes]:
-    """Untagged RGB PNGs of ``rects`` of ``frame`` (a browser decodes them exactly).
-    Only each rectangle's pixels are converted (read in place from the BGRX rows), not the
-    whole frame: a tile of a typed letter costs what the letter does."""
-    pixels = memoryview(frame.pixels)
-    stride = frame.stride
-    out = []
-    for rect in rects:
-        start = rect.y * stride + rect.x * 4
-        end = (rect.y + rect.height - 1) * stride + (rect.x + rect.width) * 4
-        tile = Image.frombuffer("RGB", (rect.width, rect.height), pixels[start:end], "raw",
-                                "BGRX", stride, 1)
-        buf = io.BytesIO()
-        tile.save(buf, "PNG", compress_level=PNG_COMPRESS_LEVEL)
-        out.append(buf.getvalue())
-    return out
-
-
-def tile_messages(tile_id: int, seq: int, rect: Rect, data: bytes,
-                  chunk: int = CHUNK_BYTES) -> list[str | bytes]:
-    """The header (JSON text) and the binary chunks of one tile, in sending order."""
-    parts = [data[i:i + chunk] for i in range(0, len(data), chunk)] or [b""]
-    header = {"t": "tile", "id": tile_id, "seq": seq, "x": rect.x, "y": rect.y,
-              "w": rect.width, "h": rect.height, "size": len(data), "chunks": len(parts)}
-    return [json.dumps(header), *parts]
-
-
-def log_entries(entries: list[tuple[int, Rect]] | None, upto: int, width: int,
-                height: int) -> list[list[int]]:
-    """Damage-log entries ``[seq, x, y, w, h]`` up to frame ``upto`` (None: not known any
-    more, so the whole screen counts as changed at ``upto``)."""
-    if entries is None:
-        return [[upto, 0, 0, width, height]]
-    return [[seq, *rect.as_list()] for seq, rect in entries if seq <= upto and rect.area]
-
-
-def rtp_origin(sender: Any) -> int | None:
-    """The RTP timestamp of the last frame aiortc's sender sent (None if unknown)."""
-    value = getattr(sender, "_RTCRtpSender__rtp_timestamp", None)
-    return value if isinstance(value, int) else None
-
-
-class FrameStamper:
-    """Stamps this viewer's video frames: the RTP timestamp aiortc gives them (a random
-    origin + pts, learnt from the sender after its first frame went out), the captured
-    frame they show, and the damage log since the previous stamp."""
-
-    def __init__(self, sender: Any, slot: FrameSlot, start_seq: int) -> None:
-        self.sender = sender
-        self.slot = slot
-        self.origin: int | None = None
-        self._last_pts: int | None = None  # pts of the frame handed out last
-        self._logged = start_seq  # the damage log sent covers frames up to this one
-        self._rects: list[list[int]] = []  # damage not sent yet
-        self.waiting: list[tuple[int, int]] = []  # (pts, seq) not stamped yet
-        self.frames = 0
-        self.lost = False  # damage was not known any more: the page needs everything again
-
-    @property
-    def failed(self) -> bool:
-        """Frames went out but the sender never showed their RTP timestamps."""
-        return self.origin is None and self.frames > 3
-
-    def _log_upto(self, seq: int) -> None:
-        """Add the damage of the frames after the last logged one, up to ``seq``."""
-        entries = self.slot.damage_log(self._logged)
-        if entries is None:
-            self.lost = True
-        frame = self.slot.latest
-        width, height = (frame.width, frame.height) if frame is not None else (0, 0)
-        self._rects += log_entries(entries, seq, width, height)
-        self._logged = seq
-
-    def by_tiles(self, seq: int) -> list[dict[str, Any]]:
-        """Frame ``seq`` goes to the page as tiles, with no video frame: the damage log up
-        to it (the page's next video stamp then lists only what came after)."""
-        if seq <= self._logged:
-            return []
-        self._log_upto(seq)
-        if self.origin is None or self.waiting:
-            return []  # the log goes with the first stamp the page can place
-        out = [{"t": "d", "known": seq, "rects": self._rects}]
-        self._rects = []
-        return out
-
-    def frame_out(self, pts: int, seq: int | None) -> list[dict[str, Any]]:
-        """Called as the track hands the sender frame (pts, seq); returns the messages
-        that can be sent now."""
-        self.frames += 1
-        if self.origin is None and self._last_pts is not None:
-            sent = rtp_origin(self.sender)
-            if sent:
-                self.origin = (sent - self._last_pts) & 0xFFFFFFFF
-        self._last_pts = pts
-        if seq is not None and seq > self._logged:
-            self._log_upto(seq)
-            self.waiting.append((pts, seq))
-        # (a heartbeat repeats a stamped picture and needs no stamp of its own, but it is
-        # when the origin is learnt if the screen went quiet before: the frames waiting
-        # for it go out now, not at the next change, which may never come)
-        if self.origin is None or not self.waiting:
-            del self.waiting[:-8]
-            return []
-        out = [{"t": "v", "rtp": (self.origin + p) & 0xFFFFFFFF, "seq": s,
-                "known": self._logged,
-                "rects": []} for p, s in self.waiting]
-        out[0]["rects"] = self._rects
-        self._rects, self.waiting = [], []
-        return out
 
 
 # -- session side ------------------------------------------------------------------------
@@ -302,8 +130,13 @@ class LosslessFeed:
         self.map = DamageMap(width, height)
         self.viewers: set[LosslessViewer] = set()
         self._seq: int | None = None
+        # the damage noted lately, complete for the frames after ``_entries_from``: a tile
+        # is cropped to what changed since the page's copy of its cells
+        self._entries: collections.deque[tuple[int, Rect]] = collections.deque()
+        self._entries_from = 0
         self._task: asyncio.Task | None = None
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future | None = None  # the task's sleep
+        self._poked = False
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="lossless")
         self._ids = itertools.count(1)
         self._cache: tuple[int, dict[Rect, bytes]] = (-1, {})
@@ -311,33 +144,52 @@ class LosslessFeed:
         self._at_once_upto = -1  # changes up to this frame went as tiles only: no delay
         self.tiles_encoded = 0
         self.encode_ms = 0.0
+        self.messages = 0  # binary and text messages sent, all viewers (tiles, logs, exact)
 
     def add(self, channel: Any, start_seq: int) -> LosslessViewer:
         """A page's channel; its damage log starts after frame ``start_seq``."""
         viewer = LosslessViewer(channel, self.map.new_sent())
         self.viewers.add(viewer)
-        channel.on("open", self._wake.set)
+        channel.on("open", self._poke)
         viewer.send(json.dumps({"t": "start", "seq": start_seq}))
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="lossless")
-        self._wake.set()
+        self._poke()
         return viewer
 
-    def send_now(self, seq: int) -> None:
-        """Frame ``seq`` was not encoded as video: its changed cells are due at once."""
-        if seq > self._at_once_upto:
-            self._at_once_upto = seq
-            self._wake.set()
+    def send_change(self, seq: int, logs: dict[LosslessViewer, list[dict[str, Any]]]) -> None:
+        """Frame ``seq`` went to the pages as tiles only, with no video frame; ``logs``: each
+        page's damage log messages for it. A page that is not busy with larger tiles gets
+        the change at once as one message: its log, the changed pixels, and "exact" when
+        it then has everything; otherwise the log goes now and the tiles from the task."""
+        self._at_once_upto = max(self._at_once_upto, seq)
+        frame = self.slot.latest
+        if frame is not None:
+            self._take_damage(frame)
+        wake = False
+        for viewer in list(self.viewers):
+            log = logs.get(viewer, [])
+            if frame is None or not self._send_change_to(viewer, frame, log):
+                for message in log:
+                    self._send(viewer, json.dumps(message))
+                wake = True
+        for viewer, log in logs.items():  # pages whose channel is not followed any more
+            if viewer not in self.viewers:
+                for message in log:
+                    viewer.send(json.dumps(message))
+        if wake:
+            self._poke()
 
     def remove(self, viewer: LosslessViewer) -> None:
         self.viewers.discard(viewer)
-        self._wake.set()
+        self._poke()
 
     def resend(self, viewer: LosslessViewer, rect: Rect | None) -> None:
         """The page could not use a tile: send that area again."""
         rows, cols = self.map.cells(rect)
         viewer.sent[rows, cols] = -1
-        self._wake.set()
+        viewer.exact = None
+        self._poke()
 
     async def stop(self) -> None:
         task, self._task = self._task, None
@@ -352,34 +204,48 @@ class LosslessFeed:
     def _take_damage(self, frame: Frame) -> None:
         if frame.seq == self._seq:
             return
-        if self._seq is None:
-            self.map.note(frame.seq, None, 0.0)  # a first viewer's refresh: at once
+        entries = None if self._seq is None else self.slot.damage_log(self._seq)
+        if entries is None:
+            # a first viewer's refresh (at once), or damage not known any more
+            self.map.note(frame.seq, None, 0.0 if self._seq is None else frame.captured_at)
+            self._entries.clear()
+            self._entries_from = frame.seq
         else:
-            entries = self.slot.damage_log(self._seq)
-            if entries is None:
-                self.map.note(frame.seq, None, frame.captured_at)
-            else:
-                for seq, rect in entries:
-                    if seq <= frame.seq:
-                        self.map.note(seq, rect, frame.captured_at)
+            for seq, rect in entries:
+                if seq <= frame.seq and rect.area:
+                    self.map.note(seq, rect, frame.captured_at)
+                    if len(self._entries) >= HISTORY:
+                        self._entries_from = self._entries.popleft()[0]
+                    self._entries.append((seq, rect))
         self._seq = frame.seq
 
+    def _poke(self) -> None:
+        """Make the task look again (a viewer came, went, asked, or has room)."""
+        self._poked = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
     async def _run(self) -> None:
-        wait: float | None = None
+        loop = asyncio.get_running_loop()
         try:
             while self.viewers:
-                self._wake.clear()
+                self._poked = False
+                tick = self.slot.tick
                 frame = self.slot.latest
+                wait = None
                 if frame is not None:
                     self._take_damage(frame)
                     wait = self._schedule(frame)
-                waiter = asyncio.ensure_future(self.slot.next_content_async(
-                    self._seq if self._seq is not None else -1, None))
-                woken = asyncio.ensure_future(self._wake.wait())
-                await asyncio.wait({waiter, woken}, timeout=wait,
-                                   return_when=asyncio.FIRST_COMPLETED)
-                for future in (waiter, woken):
-                    future.cancel()
+                # sleep until a new frame, a poke, or the next cell is due
+                waiter = self._waiter = loop.create_future()
+                if not self._poked and self.slot.wake_on_change(tick, waiter):
+                    timer = None if wait is None else loop.call_later(wait, _resolve, waiter)
+                    try:
+                        await waiter
+                    finally:
+                        if timer is not None:
+                            timer.cancel()
                 if self.slot.closed:
                     return
         except asyncio.CancelledError:
@@ -387,7 +253,89 @@ class LosslessFeed:
         except Exception:  # noqa: BLE001 - the video goes on without lossless refreshes
             log.exception("lossless refresh stopped")
         finally:
-            self._task = None
+            self._task = self._waiter = None
+
+    def _tile_rects(self, viewer: LosslessViewer, due: np.ndarray) -> list[Rect]:
+        """The rectangles to send for ``due`` cells, each cut to the damage since the
+        page's copy of its cells when that damage is known."""
+        return [self._crop(viewer, rect)
+                for rect in cells_to_rects(due, self.map.cell, self.width, self.height)]
+
+    def _crop(self, viewer: LosslessViewer, rect: Rect) -> Rect:
+        rows, cols = self.map.cells(rect)
+        sent = viewer.sent[rows, cols]
+        if int(sent.min()) < self._entries_from:
+            return rect  # what changed since the page's copy is not known: all of it
+        if sent.size > CROP_CELLS:
+            return damage_box(self._entries, int(sent.min()), rect) or rect
+        cell = self.map.cell
+        box: Rect | None = None
+        for (r, c), since in np.ndenumerate(sent):
+            part = Rect((cols.start + c) * cell, (rows.start + r) * cell, cell, cell)
+            found = damage_box(self._entries, int(since), part)
+            if found is not None:
+                box = found.union(box)
+        return rect if box is None else box.clamp(self.width, self.height) or rect
+
+    def _since_exact(self, viewer: LosslessViewer, frame: Frame) -> list[Rect] | None:
+        """The damage since the frame the page was last told it is exact at, when all of
+        it is known (then it is all the page lacks); else None."""
+        since = viewer.exact
+        if since is None or since < self._entries_from or self._seq != frame.seq:
+            return None
+        rects: list[Rect] = []
+        for seq, rect in reversed(self._entries):
+            if seq <= since:
+                break
+            if rect not in rects:
+                rects.append(rect)
+        if len(rects) > 1:
+            box = rects[0]
+            for rect in rects[1:]:
+                box = box.union(rect)
+            if box.area <= 2 * sum(r.area for r in rects):
+                return [box]
+        return rects
+
+    def _settled(self, viewer: LosslessViewer, frame: Frame, waiting: bool) -> bool:
+        """Once what was sent is painted, the page shows ``frame`` exactly (and it has not
+        been told so yet); ``waiting``: some of its cells wait for their quiet delay."""
+        return not waiting and viewer.exact != frame.seq and self._seq == frame.seq \
+            and self.slot.latest is frame
+
+    def _send_change_to(self, viewer: LosslessViewer, frame: Frame,
+                        log: list[dict[str, Any]]) -> bool:
+        """The change as one message (see ``send_change``); False when it was not sent."""
+        if not viewer.open or viewer.busy or len(log) > 1:
+            return False
+        rects = self._since_exact(viewer, frame)
+        if rects is not None:  # the common case: just what changed since it was exact
+            if sum(r.area for r in rects) > INLINE_PX:
+                return False
+            for rect in rects:
+                viewer.sent[self.map.cells(rect)] = frame.seq
+            waiting = False
+        else:
+            due, later = self.map.due(viewer.sent, time.monotonic(), self.delay_s,
+                                      self._at_once_upto)
+            rects = self._tile_rects(viewer, due) if due.any() else []
+            if sum(r.area for r in rects) > INLINE_PX:
+                return False
+            viewer.sent[due] = frame.seq
+            waiting = later is not None
+        datas = self._encode_now(frame, rects)
+        exact = frame.seq if self._settled(viewer, frame, waiting) else None
+        if exact is not None:
+            viewer.exact = exact
+        tiles = [(frame.seq, rect, data) for rect, data in zip(rects, datas, strict=True)]
+        self._send(viewer, batch_message(tiles, log[0] if log else None, exact))
+        viewer.tiles_sent += len(tiles)
+        viewer.bytes_sent += sum(len(d) for d in datas)
+        return True
+
+    def _send(self, viewer: LosslessViewer, message: str | bytes) -> None:
+        self.messages += 1
+        viewer.send(message)
 
     def _schedule(self, frame: Frame) -> float | None:
         now = time.monotonic()
@@ -406,45 +354,86 @@ class LosslessFeed:
                 if later is None and viewer.exact != frame.seq:
                     # every cell it has is the latest: once painted, its screen is exact
                     viewer.exact = frame.seq
-                    viewer.send(json.dumps({"t": "exact", "seq": frame.seq}))
+                    self._send(viewer, json.dumps({"t": "exact", "seq": frame.seq}))
                 continue
-            rects = cells_to_rects(due, self.map.cell, self.width, self.height)
+            rects = self._tile_rects(viewer, due)
             viewer.sent[due] = frame.seq
             viewer.busy = True
-            task = asyncio.ensure_future(self._send(viewer, frame, rects))
+            task = asyncio.ensure_future(self._send_tiles(viewer, frame, rects))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
         return wait
 
-    async def _encode(self, frame: Frame, rects: list[Rect]) -> list[bytes]:
+    def _cached(self, frame: Frame) -> dict[Rect, bytes]:
         seq, cache = self._cache
         if seq != frame.seq:
             cache = {}
             self._cache = (frame.seq, cache)
+        return cache
+
+    def _encode_now(self, frame: Frame, rects: list[Rect]) -> list[bytes]:
+        """Small tiles, encoded on the event loop."""
+        cache = self._cached(frame)
         missing = [r for r in rects if r not in cache]
         if missing:
             started = time.perf_counter()
-            datas = await asyncio.get_running_loop().run_in_executor(
-                self._pool, encode_tiles, frame, missing)
+            cache.update(zip(missing, encode_tiles(frame, missing), strict=True))
             self.encode_ms += (time.perf_counter() - started) * 1000
             self.tiles_encoded += len(missing)
-            cache.update(zip(missing, datas, strict=True))
         return [cache[r] for r in rects]
 
-    async def _send(self, viewer: LosslessViewer, frame: Frame, rects: list[Rect]) -> None:
+    async def _encode(self, frame: Frame, rect: Rect) -> bytes:
+        cache = self._cached(frame)
+        if rect in cache or rect.area <= INLINE_PX:
+            return self._encode_now(frame, [rect])[0]
+        started = time.perf_counter()
+        data = (await asyncio.get_running_loop().run_in_executor(
+            self._pool, encode_tiles, frame, [rect]))[0]
+        self.encode_ms += (time.perf_counter() - started) * 1000
+        self.tiles_encoded += 1
+        cache[rect] = data
+        return data
+
+    async def _send_tiles(self, viewer: LosslessViewer, frame: Frame, rects: list[Rect]) -> None:
+        """Tiles as batches of up to ``BATCH_BYTES`` (one too large for a batch as a header
+        and chunks), "exact" in the last batch when the page then has everything."""
+        batch: list[tuple[int, Rect, bytes]] = []
+        size = 0
         try:
             for rect in rects:
                 # one tile at a time: the first is on its way while the next is encoded
-                data = (await self._encode(frame, [rect]))[0]
-                for message in tile_messages(next(self._ids), frame.seq, rect, data):
+                data = await self._encode(frame, rect)
+                if batch and (size + len(data) > BATCH_BYTES - 1024 or len(data) > CHUNK_BYTES):
                     await viewer.drain()
-                    if not viewer.open:
-                        return
-                    viewer.send(message)
+                    self._send(viewer, batch_message(batch))
+                    batch, size = [], 0
+                if len(data) > BATCH_BYTES - 1024:
+                    for message in tile_messages(next(self._ids), frame.seq, rect, data):
+                        await viewer.drain()
+                        self._send(viewer, message)
+                else:
+                    batch.append((frame.seq, rect, data))
+                    size += len(data)
                 viewer.tiles_sent += 1
                 viewer.bytes_sent += len(data)
+                if not viewer.open:
+                    return
+            await viewer.drain()
+            _due, later = self.map.due(viewer.sent, time.monotonic(), self.delay_s,
+                                       self._at_once_upto)
+            exact = frame.seq if not _due.any() and self._settled(
+                viewer, frame, later is not None) else None
+            if batch or exact is not None:
+                if exact is not None:
+                    viewer.exact = exact
+                self._send(viewer, batch_message(batch, exact=exact))
         except Exception:  # noqa: BLE001 - that viewer stays lossy, the others go on
             log.exception("sending lossless tiles failed")
         finally:
             viewer.busy = False
-            self._wake.set()
+            self._poke()
+
+
+def _resolve(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -28,6 +28,7 @@ from aiortc import (
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import SessionDescription
 
+from pixel_stream import sctp_acks
 from pixel_stream.video import EncodedFeed
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,8 @@ def _send_zero_playout_delay() -> None:
 
 
 _send_zero_playout_delay()
+# data channels: SACKs delayed and bundled with outgoing data (see pixel_stream.sctp_acks)
+sctp_acks.install()
 
 
 def video_codec_preferences() -> list:

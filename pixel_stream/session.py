@@ -70,7 +70,7 @@ PAGE_HEADERS = {
 
 # Injector calls that never block (one XTEST request and a flush).
 INLINE_INPUT = frozenset({"move", "button", "click", "scroll", "key_code", "cursor_position",
-                          "apply_pointer"})
+                          "apply_pointer", "apply_inline"})
 
 
 MAX_TITLE = 200
@@ -455,10 +455,13 @@ class PixelSession:
         self._loop.call_soon_threadsafe(self._send_as_tiles, seq)
 
     def _send_as_tiles(self, seq: int) -> None:
+        logs = {}
         for viewer in list(self.clients.viewers.values()):
-            viewer.sent_as_tiles(seq)
+            messages = viewer.sent_as_tiles(seq)
+            if viewer.lossless is not None:
+                logs[viewer.lossless] = messages
         if self._lossless is not None:
-            self._lossless.send_now(seq)
+            self._lossless.send_change(seq, logs)
 
     def lossless_feed(self) -> LosslessFeed | None:
         """The exact-tile refresher all viewers share (None when the policy turns it off)."""
@@ -498,6 +501,7 @@ class PixelSession:
                 "tiles": self._lossless.tiles_encoded,
                 "tile_bytes": sum(v.bytes_sent for v in self._lossless.viewers),
                 "encode_ms": round(self._lossless.encode_ms, 1),
+                "messages": self._lossless.messages,
             },
             "recording": str(self.recorder.path) if self.recorder else None,
             "recording_failure": self.recording_failure,

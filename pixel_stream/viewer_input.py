@@ -144,6 +144,23 @@ class ViewerInput:
             raise ValueError("apply_pointer takes pointer messages only (move, button, wheel)")
         return self.apply_all(events)
 
+    def never_blocks(self, events: list[dict[str, Any]]) -> bool:
+        """Pointer messages and keys whose symbol is on the keymap: XTEST writes and one
+        round trip, nothing that waits (a keycode remapping does)."""
+        return all(event["t"] in POINTER_TYPES or (
+            event["t"] == "key" and self._injector.has_key_for(event["keysym"]))
+            for event in events)
+
+    def apply_inline(
+        self, events: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any], Exception]]:
+        """``apply_all`` for messages that never block (``never_blocks``): the session runs
+        it on the event loop when nothing else is queued, saving a typed key two thread
+        hand-overs (to the input thread and back)."""
+        if not self.never_blocks(events):
+            raise ValueError("apply_inline takes messages that never block only")
+        return self.apply_all(events)
+
     def _apply_now(self, event: dict[str, Any]) -> None:
         kind = event["t"]
         inj = self._injector

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from pixel_stream.frames import Rect
-from pixel_stream.lossless import CHANNEL_LABEL, FrameStamper, LosslessViewer
+from pixel_stream.lossless import CHANNEL_LABEL, LosslessViewer
 from pixel_stream.rtc import ScreenVideoTrack, negotiate_viewer
+from pixel_stream.stamps import FrameStamper
 from pixel_stream.viewer_input import (
     POINTER_TYPES,
     ViewerInput,
@@ -171,12 +172,12 @@ class ViewerConnection:
         return (stamper is not None and lossless is not None and lossless.open
                 and stamper.origin is not None and not stamper.failed)
 
-    def sent_as_tiles(self, seq: int) -> None:
-        """Frame ``seq`` reaches this page as tiles only: the damage log up to it first."""
+    def sent_as_tiles(self, seq: int) -> list[dict[str, Any]]:
+        """Frame ``seq`` reaches this page as tiles only: the damage log up to it, which
+        goes to the page with (before) the change's tiles."""
         if self.stamper is None or self.lossless is None:
-            return
-        for message in self.stamper.by_tiles(seq):
-            self.lossless.send(json.dumps(message))
+            return []
+        return self.stamper.by_tiles(seq)
 
     def _attach_lossless(self, channel) -> None:
         """The page's ``lossless`` channel: exact tiles, the damage log, frame stamps."""
@@ -275,7 +276,12 @@ class ViewerConnection:
                 frame_before = session.capture.slot.latest
                 seq_before = frame_before.seq
                 pointer_only = all(event["t"] in POINTER_TYPES for event in events)
-                apply = self.input.apply_pointer if pointer_only else self.input.apply_all
+                if pointer_only:
+                    apply = self.input.apply_pointer
+                elif self.input.never_blocks(events):
+                    apply = self.input.apply_inline
+                else:
+                    apply = self.input.apply_all
                 try:
                     failures = await session.run_input(apply, events)
                 except Exception as exc:  # noqa: BLE001 - report and keep serving

@@ -115,6 +115,10 @@ class InputInjector:
                 "missing from its keymap"
             )
 
+    def has_key_for(self, keysym: int) -> bool:
+        """A key already makes ``keysym``: pressing it needs no remapping (which waits)."""
+        return keysym in self._keymap or keysym in self._remapped.values()
+
     def _keycode_for(self, keysym: int) -> tuple[int, bool]:
         """(keycode, needs_shift) for ``keysym``, remapping a spare keycode if needed."""
         found = self._keymap.get(keysym)

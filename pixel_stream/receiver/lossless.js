@@ -8,7 +8,11 @@
 //                                             up to frame `known`
 //   {t:"d", known, rects}                     the damage log up to frame `known`, for a
 //                                             change sent as tiles only (no video frame)
-//   {t:"tile", id, seq, x, y, w, h, size, chunks} + `chunks` binary messages (the PNG)
+//   binary: a tile batch — 4-byte big-endian length, JSON {t:"b", tiles:[[seq,x,y,w,h,
+//     size],...], d?:{known, rects}, exact?}, then the tiles' PNGs back to back: a change
+//     sent as tiles only is one message (its damage log, its tiles, "exact")
+//   {t:"tile", id, seq, x, y, w, h, size, chunks} + `chunks` binary messages (the PNG of a
+//                                             tile too large for a batch)
 //   {t:"exact", seq}                          every tile for frame seq has been sent
 // `settled` is true once the canvas shows the latest known frame exactly.
 // The canvas holds disjoint records {x, y, w, h, seq}: areas painted from tile `seq`. When the
@@ -76,7 +80,7 @@ export class Lossless {
 
   onMessage(data) {
     if (typeof data !== "string") {
-      if (!this.tile) return;
+      if (!this.tile) { this.onBatch(data); return; }
       this.parts.push(data);
       if (this.parts.length === this.tile.chunks) {
         const tile = this.tile, blob = new Blob(this.parts, { type: "image/png" });
@@ -93,13 +97,9 @@ export class Lossless {
       this.logFrom = msg.seq;
       this.knownSeq = Math.max(this.knownSeq, msg.seq);
     } else if (msg.t === "d") {
-      // a change sent as tiles only (no video frame): the damage log up to msg.known
-      if (this.logFrom === null) return;
-      for (const entry of msg.rects) if (entry[0] > this.logFrom) this.log.push(entry);
-      this.knownSeq = Math.max(this.knownSeq, msg.known);
-      if (this.wanted !== null && this.wanted <= this.knownSeq) this.present(this.wanted);
+      this.takeLog(msg);
     } else if (msg.t === "exact") {
-      this.chain = this.chain.then(() => { this.exactSeq = msg.seq; });
+      this.exact(msg.seq);
     } else if (msg.t === "v") {
       if (this.logFrom === null) return;
       for (const entry of msg.rects) if (entry[0] > this.logFrom) this.log.push(entry);
@@ -110,6 +110,39 @@ export class Lossless {
       const waiting = this.pendingRtp.indexOf(msg.rtp);
       if (waiting >= 0) { this.pendingRtp.splice(waiting, 1); this.present(msg.seq); }
     }
+  }
+
+  // A change sent as tiles only (no video frame): the damage log up to log.known.
+  takeLog(log) {
+    if (this.logFrom === null) return;
+    for (const entry of log.rects) if (entry[0] > this.logFrom) this.log.push(entry);
+    this.knownSeq = Math.max(this.knownSeq, log.known);
+    if (this.wanted !== null && this.wanted <= this.knownSeq) this.present(this.wanted);
+  }
+
+  exact(seq) {
+    this.chain = this.chain.then(() => { this.exactSeq = seq; });
+  }
+
+  // One binary message: [length][JSON header][PNG][PNG]...
+  onBatch(buffer) {
+    let header;
+    try {
+      const length = new DataView(buffer).getUint32(0);
+      header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, length)));
+      if (header.t !== "b") return;
+      let offset = 4 + length;
+      if (header.d) this.takeLog(header.d);
+      for (const [seq, x, y, w, h, size] of header.tiles) {
+        const tile = { seq, x, y, w, h };
+        const blob = new Blob([new Uint8Array(buffer, offset, size)], { type: "image/png" });
+        offset += size;
+        this.chain = this.chain.then(() => this.decodeAndPaint(tile, blob));
+      }
+    } catch (err) {
+      return;
+    }
+    if (header.exact !== undefined) this.exact(header.exact);
   }
 
   // The canvas shows the latest known frame exactly everywhere: the server said every

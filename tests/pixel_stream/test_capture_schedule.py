@@ -85,3 +85,32 @@ def test_a_buffer_someone_still_reads_is_not_reused():
     for value in range(2, 2 + 2 * capture._pool.maxlen):
         _publish_change(capture, Rect(0, value % 6, 8, 1), value)
     assert bytes(view) == content
+
+
+class FakeGrabber:
+    """MIT-SHM reads of a screen held in memory (BGRX rows)."""
+
+    def __init__(self, width: int, height: int, screen: bytearray) -> None:
+        self.width, self.height, self.screen = width, height, screen
+
+    def grab(self, monitor):
+        x, y, w, h = monitor["left"], monitor["top"], monitor["width"], monitor["height"]
+        rows = [self.screen[(y + r) * self.width * 4 + x * 4:(y + r) * self.width * 4
+                            + (x + w) * 4] for r in range(h)]
+        return type("Shot", (), {"raw": bytearray(b"".join(rows))})()
+
+
+def test_a_repainted_widget_becomes_a_frame_of_the_pixels_that_changed():
+    """A toolkit reports its whole widget as damaged for one typed letter: the frame's
+    region is the letter's box, and a repaint with the same pixels is no frame at all."""
+    capture = _capture_with_canvas(128, 64)
+    screen = bytearray(capture._canvas)
+    grabber = FakeGrabber(128, 64, screen)
+    widget = Rect(2, 4, 60, 20)  # what DAMAGE reports
+    for row in range(10, 17):  # the letter (and caret) drawn at x 20..27
+        screen[row * 512 + 20 * 4: row * 512 + 28 * 4] = b"\x10\x20\x30\x00" * 8
+    pixels, region = capture._grab_region(grabber, widget)
+    assert region == Rect(20, 10, 8, 7)
+    assert pixels == capture._canvas == screen  # the snapshot is the whole screen as read
+    assert capture._grab_region(grabber, widget) is None  # painted again, unchanged
+    assert capture._grab_region(grabber, Rect(100, 100, 5, 5)) is None  # off screen

@@ -1,6 +1,7 @@
 """Build to lossless, the parts without a display: which cells are due, tiles and their
 chunks, frame stamps, the page's ordering of tiles against video frames, the title."""
 
+import asyncio
 import io
 import json
 from pathlib import Path
@@ -11,17 +12,17 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from pixel_stream.frames import Frame, FrameSlot, Rect
-from pixel_stream.lossless import (
-    CHUNK_BYTES,
-    DamageMap,
-    FrameStamper,
-    cells_to_rects,
-    encode_tiles,
-    log_entries,
-    tile_messages,
-)
+from pixel_stream.lossless import LosslessFeed
 from pixel_stream.policy import PolicyError, SessionPolicy
 from pixel_stream.session import PixelSession, page_title
+from pixel_stream.stamps import FrameStamper, log_entries
+from pixel_stream.tiles import (
+    CHUNK_BYTES,
+    DamageMap,
+    cells_to_rects,
+    encode_tiles,
+    tile_messages,
+)
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS
 
@@ -77,7 +78,7 @@ def test_a_whole_screen_is_a_few_tiles():
 
 def test_tiles_are_exact_pngs_chunked_under_the_message_limit():
     source = frame(3, 320, 200)
-    rects = [Rect(0, 0, 320, 200), Rect(17, 33, 50, 40)]
+    rects = [Rect(0, 0, 320, 200), Rect(17, 33, 50, 40), Rect(300, 190, 20, 10)]
     for rect, data in zip(rects, encode_tiles(source, rects), strict=True):
         decoded = Image.open(io.BytesIO(data))
         assert decoded.mode == "RGB" and "icc_profile" not in decoded.info
@@ -218,6 +219,103 @@ def test_the_encoder_sends_small_changes_as_tiles_when_told_it_may():
     assert not feed._send_as_tiles(slot.latest, 1)  # then the video carries it
 
 
+class FakeChannel:
+    """The server's end of a page's ``lossless`` data channel."""
+
+    def __init__(self):
+        self.readyState = "open"
+        self.bufferedAmount = 0
+        self.sent: list[str | bytes] = []
+
+    def on(self, event, handler=None):
+        return handler if handler is not None else (lambda fn: fn)
+
+    def send(self, message):
+        self.sent.append(message)
+
+
+def read_batch(message: bytes) -> tuple[dict, list[bytes]]:
+    length = int.from_bytes(message[:4], "big")
+    header = json.loads(message[4:4 + length])
+    datas, offset = [], 4 + length
+    for *_rect, size in header["tiles"]:
+        datas.append(message[offset:offset + size])
+        offset += size
+    assert offset == len(message)
+    return header, datas
+
+
+def with_letter(base: Frame, seq: int, rect: Rect) -> Frame:
+    """``base`` with random pixels in ``rect`` (a typed letter)."""
+    pixels = np.frombuffer(base.pixels, np.uint8).reshape(base.height, base.width, 4).copy()
+    rng = np.random.default_rng(seq)
+    pixels[rect.y:rect.y + rect.height, rect.x:rect.x + rect.width] = rng.integers(
+        0, 256, (rect.height, rect.width, 4), np.uint8)
+    return Frame(seq, base.width, base.height, bytearray(pixels.tobytes()), rect, 0.0, 0.0)
+
+
+async def settle(feed: LosslessFeed, viewer, seq: int) -> None:
+    for _ in range(200):
+        if viewer.exact == seq and not viewer.busy:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never exact at frame {seq}")
+
+
+async def test_a_change_sent_as_tiles_only_is_one_message_of_the_changed_pixels():
+    slot = FrameSlot()
+    base = frame(1, 320, 200, fill=200)
+    slot.publish(base)
+    feed = LosslessFeed(slot, 320, 200, delay_s=0.15)
+    channel = FakeChannel()
+    viewer = feed.add(channel, 1)
+    try:
+        await settle(feed, viewer, 1)
+        assert json.loads(channel.sent[0]) == {"t": "start", "seq": 1}
+        # the first refresh: the whole (plain) screen in one message, with "exact"
+        assert len(channel.sent) == 2
+        header, datas = read_batch(channel.sent[1])
+        assert header["exact"] == 1 and len(header["tiles"]) == 2
+        assert sum(w * h for _s, _x, _y, w, h, _n in header["tiles"]) == 320 * 200
+        channel.sent.clear()
+
+        # a letter across two cells: its damage log, its pixels and "exact", one message
+        letter = Rect(60, 36, 8, 14)
+        slot.publish(with_letter(base, 2, letter))
+        log = {"t": "d", "known": 2, "rects": [[2, *letter.as_list()]]}
+        feed.send_change(2, {viewer: [log]})
+        await asyncio.sleep(0.05)
+        assert len(channel.sent) == 1 and isinstance(channel.sent[0], bytes)
+        header, datas = read_batch(channel.sent[0])
+        assert header == {"t": "b", "tiles": [[2, 60, 36, 8, 14, len(datas[0])]],
+                          "d": {"known": 2, "rects": [[2, 60, 36, 8, 14]]}, "exact": 2}
+        tile = Image.open(io.BytesIO(datas[0]))
+        whole = Image.frombuffer("RGB", (320, 200), slot.latest.pixels, "raw", "BGRX", 1280, 1)
+        assert tile.tobytes() == whole.crop((60, 36, 68, 50)).tobytes()
+        # bytes bounded by the changed area (random pixels: PNG cannot compress them)
+        assert len(channel.sent[0]) <= 3 * letter.area + 300
+
+        # the same when the page was not told "exact" last (its cells are cut to the damage
+        # since each cell's copy)
+        channel.sent.clear()
+        viewer.exact = None
+        second = Rect(90, 60, 6, 10)
+        slot.publish(with_letter(slot.latest, 3, second))
+        feed.send_change(3, {viewer: []})
+        header, datas = read_batch(channel.sent[0])
+        assert len(channel.sent) == 1 and header["exact"] == 3
+        assert [t[:5] for t in header["tiles"]] == [[3, 90, 60, 6, 10]]
+
+        # where the page's copy is not known (it asked again), whole cells go
+        channel.sent.clear()
+        feed.resend(viewer, Rect(0, 0, 32, 32))
+        await settle(feed, viewer, 3)
+        await asyncio.sleep(0.05)
+        assert [read_batch(m)[0]["tiles"][0][:5] for m in channel.sent] == [[3, 0, 0, 32, 32]]
+    finally:
+        await feed.stop()
+
+
 def test_a_sender_that_never_shows_its_timestamps_makes_the_stamps_fail():
     slot = FrameSlot()
     stamper = FrameStamper(object(), slot, start_seq=0)
@@ -327,6 +425,59 @@ def test_the_page_orders_tiles_against_video_frames():
         "cleared_14": 0, "presented": 14,
         "settled_d_before_tile": False, "settled_d": True, "tile_only_kept": 255,
     }
+
+
+BATCH = """async (src) => {
+  const { Lossless } = await import('data:text/javascript,' + encodeURIComponent(src));
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 32;
+  document.body.append(canvas);
+  const l = new Lossless(canvas, () => {});
+  const png = async (w, h, rgb) => {
+    const c = new OffscreenCanvas(w, h), g = c.getContext('2d');
+    g.fillStyle = `rgb(${rgb})`; g.fillRect(0, 0, w, h);
+    return new Uint8Array(await (await c.convertToBlob({ type: 'image/png' })).arrayBuffer());
+  };
+  const batch = (header, pngs) => {
+    const head = new TextEncoder().encode(JSON.stringify(header));
+    const size = 4 + head.length + pngs.reduce((n, p) => n + p.length, 0);
+    const out = new Uint8Array(size);
+    new DataView(out.buffer).setUint32(0, head.length);
+    out.set(head, 4);
+    let offset = 4 + head.length;
+    for (const p of pngs) { out.set(p, offset); offset += p.length; }
+    return out.buffer;
+  };
+  const pixel = (x, y) => Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data);
+  l.onMessage(JSON.stringify({t: 'start', seq: 9}));
+  const whole = await png(64, 32, '10,20,30'), letter = await png(8, 14, '200,100,50');
+  // a whole-screen refresh, then a change sent as tiles only: one message each
+  l.onMessage(batch({t: 'b', tiles: [[9, 0, 0, 64, 32, whole.length]], exact: 9}, [whole]));
+  await l.chain;
+  const out = {settled_first: l.settled, first: pixel(40, 20)};
+  l.onMessage(batch({t: 'b', tiles: [[10, 20, 4, 8, 14, letter.length]],
+                     d: {known: 10, rects: [[10, 20, 4, 8, 14]]}, exact: 10}, [letter]));
+  out.known = l.knownSeq;
+  await l.chain;
+  Object.assign(out, {settled: l.settled, letter: pixel(21, 5), beside: pixel(30, 5),
+                      tiles: l.stats.tiles, log: l.log});
+  return out;
+}"""
+
+
+@pytest.mark.slow
+def test_the_page_paints_a_change_that_comes_as_one_message():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            out = browser.new_page().evaluate(BATCH, (RECEIVER / "lossless.js").read_text())
+        finally:
+            browser.close()
+    assert out == {"settled_first": True, "first": [10, 20, 30, 255], "known": 10,
+                   "settled": True, "letter": [200, 100, 50, 255], "beside": [10, 20, 30, 255],
+                   "tiles": 2, "log": [[10, 20, 4, 8, 14]]}
 
 
 # -- the page's title ----------------------------------------------------------------------

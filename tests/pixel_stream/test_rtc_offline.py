@@ -12,6 +12,7 @@ import pytest
 from aiortc import RTCPeerConnection, RTCRtpReceiver, RTCSessionDescription, rtp
 from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters, RTCRtpParameters
 
+from pixel_stream import sctp_acks
 from pixel_stream.frames import Frame, FrameSlot, Rect
 from pixel_stream.rtc import (
     PLAYOUT_DELAY_URI,
@@ -213,3 +214,59 @@ async def test_the_answer_negotiates_zero_playout_delay():
 def test_playout_delay_value_is_two_12_bit_fields_in_10_ms_units():
     assert playout_delay_value(0, 0) == b"\x00\x00\x00"
     assert playout_delay_value(100, 1000) == bytes.fromhex("00a064")
+
+
+async def test_data_channel_acks_ride_with_data_or_follow_soon(monkeypatch):
+    """A receiver page's input is acknowledged in the packet of the server's next message
+    (the tiles a key made), not in a packet of its own per input message; without data to
+    ride with, after four unacknowledged packets or a short delay."""
+    monkeypatch.setattr(sctp_acks, "SACK_DELAY_S", 30.0)
+    page, server = RTCPeerConnection(), RTCPeerConnection()
+    channel = page.createDataChannel("input")
+    replies: asyncio.Queue = asyncio.Queue()
+    channel.on("message", replies.put_nowait)
+
+    @server.on("datachannel")
+    def on_channel(server_channel):
+        @server_channel.on("message")
+        def on_message(message):
+            if message == "reply":
+                server_channel.send("tiles")
+
+    await page.setLocalDescription(await page.createOffer())
+    await server.setRemoteDescription(page.localDescription)
+    await server.setLocalDescription(await server.createAnswer())
+    await page.setRemoteDescription(server.localDescription)
+
+    async def acknowledged() -> None:  # the page has no unacknowledged data
+        for _ in range(400):
+            sctp = page.sctp
+            if not (sctp._data_channel_queue or sctp._outbound_queue or sctp._sent_queue):
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the server never acknowledged the page's data")
+
+    try:
+        for _ in range(400):
+            if channel.readyState == "open" and server.sctp is not None:
+                break
+            await asyncio.sleep(0.005)
+        await acknowledged()
+        state = sctp_acks.ack_state(server.sctp)
+        alone, bundled = state.sent, state.bundled
+        channel.send("key down")
+        channel.send("reply")
+        assert await asyncio.wait_for(replies.get(), 10) == "tiles"
+        await acknowledged()
+        assert (state.sent, state.bundled) == (alone, bundled + 1)  # one packet, no SACKs
+        for n in range(4):  # nothing to ride with: the fourth packet is acknowledged
+            channel.send(f"quiet {n}")
+        await acknowledged()
+        assert (state.sent, state.bundled) == (alone + 1, bundled + 1)
+        monkeypatch.setattr(sctp_acks, "SACK_DELAY_S", 0.05)
+        channel.send("one more")  # alone: acknowledged after the delay
+        await acknowledged()
+        assert (state.sent, state.bundled) == (alone + 2, bundled + 1)
+    finally:
+        await page.close()
+        await server.close()

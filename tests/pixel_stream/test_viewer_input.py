@@ -54,6 +54,16 @@ class _RecordingInjector:
     def button(self, button: int, down: bool) -> None:
         self.calls.append(("button", button, down))
 
+    def has_key_for(self, keysym: int) -> bool:
+        return keysym < 0x100  # Latin-1 is on this keymap; anything else needs a remap
+
+    def press_symbol(self, keysym: int) -> int:
+        self.calls.append(("press", keysym))
+        return keysym
+
+    def key_code(self, keycode: int, down: bool) -> None:
+        self.calls.append(("key_code", keycode, down))
+
 
 def test_a_batch_of_pointer_messages_may_be_injected_on_the_event_loop():
     injector = _RecordingInjector()
@@ -70,3 +80,20 @@ def test_a_batch_of_pointer_messages_may_be_injected_on_the_event_loop():
     with pytest.raises(ValueError):
         viewer.apply_pointer([*events, key])
     assert viewer.apply_all.__name__ not in INLINE_INPUT
+
+
+def test_keys_on_the_keymap_may_be_injected_on_the_event_loop():
+    """A typed letter is XTEST writes and one round trip: injected without a hand-over to
+    the input thread; a character that needs a keycode remapped (which waits) is not."""
+    injector = _RecordingInjector()
+    viewer = ViewerInput(injector, run=None)  # type: ignore[arg-type]
+    keys = [parse_viewer_input({"t": "key", "key": "a", "code": "KeyA", "down": down}, 10, 10)
+            for down in (True, False)]
+    assert viewer.apply_inline.__name__ in INLINE_INPUT
+    assert viewer.never_blocks(keys)
+    assert viewer.apply_inline(keys) == []
+    assert injector.calls == [("press", 0x61), ("key_code", 0x61, False), ("round_trip",)]
+    remapped = parse_viewer_input({"t": "key", "key": "€", "code": "", "down": True}, 10, 10)
+    assert not viewer.never_blocks([*keys, remapped])
+    with pytest.raises(ValueError):
+        viewer.apply_inline([remapped])
