@@ -467,8 +467,8 @@ class Workstation:
         """Back to the start screen: the pages the agent opened closed and the first one
         blank (nothing of the attempt runs while the state is cleared), then no cookies,
         site storage, cache or downloads, then the task's tabs (the first page reused with
-        its back/forward history dropped, the others new: made blank beside the closing
-        and the clearing, so only the loads remain after them)."""
+        its back/forward history dropped, the others new: made blank beside the clearing,
+        so only the loads remain after it)."""
         phases = phases or Phases()
         pages = list(self.context.pages)
         first = pages[0] if pages else await self._new_page()
@@ -476,14 +476,17 @@ class Workstation:
 
         async def new_pages() -> list[Any]:
             # one after the other: the tab strip keeps the order they were asked in
-            made = [await self._new_page() for _ in range(len(self.tabs) - 1)]
-            return made
+            with phases.span("browser: new pages made (beside the clearing)"):
+                return [await self._new_page() for _ in range(len(self.tabs) - 1)]
 
-        made = asyncio.ensure_future(new_pages())
+        made: asyncio.Future | None = None
         try:
             with phases.span("browser: other pages closed, first one blank"):
                 await asyncio.gather(self._blank(first),
                                      *(self._close(page) for page in pages[1:]))
+            # the new tabs once the others are closed (the tab strip goes the way a start
+            # goes: one tab, then the task's), made blank beside the clearing
+            made = asyncio.ensure_future(new_pages())
             with phases.span("browser: cookies, storage, cache cleared"):
                 await asyncio.gather(
                     self.context.clear_cookies(),
@@ -494,8 +497,7 @@ class Workstation:
                 for path in self.downloads.glob("*"):
                     if path.is_file():
                         path.unlink()
-            with phases.span("browser: new pages made (beside the above)"):
-                others = await made
+            others = await made
 
             async def drop_history() -> None:
                 with phases.span("browser: first tab's history dropped"):
@@ -504,10 +506,11 @@ class Workstation:
             with phases.span("browser: tabs loaded"):
                 await self.open_tabs([first, *others], first_loaded=drop_history)
         finally:
-            if not made.done():
+            if made is not None and not made.done():
                 made.cancel()
-            with contextlib.suppress(BaseException):
-                await made
+            if made is not None:
+                with contextlib.suppress(BaseException):
+                    await made
             # not waited for: the session is of no further use
             asyncio.ensure_future(_detach(session))
 

@@ -157,6 +157,9 @@ def test_a_reset_clears_after_the_attempt_stopped_and_loads_where_the_start_land
     # nothing of the attempt runs while its state is cleared: the first tab is blank and
     # the others closed first; every origin cleared
     assert len(stopped) == 3 and max(stopped) < min(cleared)
+    # the new tab is made once the others are closed, as a start makes it after one tab
+    assert [step for step in log if step[0] == "new page"] == [("new page", 1)]
+    assert log.index(("new page", 1)) > max(stopped)
     assert {step[1] for step in log if step[0] == "Storage.clearDataForOrigin"} == {
         "http://workspace.local", "http://emr.clinic.test"}
     # the tabs go straight to where the start's redirects ended, the first one reused
