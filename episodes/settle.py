@@ -2,18 +2,27 @@
 
 An agent's first screenshot must not depend on how fast this machine happened to be: a
 Citrix window still black (its video not yet decoded), a receiver still showing the lossy
-video instead of the exact picture, a tab strip still animating. ``settle_workstation``
-runs at the end of ``Episode.start()`` and ``Episode.reset()``:
+video instead of the exact picture, a tab strip still animating, a page still loading its
+fonts or running an animation. ``settle_workstation`` runs at the end of
+``Episode.start()`` and ``Episode.reset()``; it waits for what it can know by events and
+keeps a short quiet window only as the final check:
 
-1. the window the task starts in is the active one: the Citrix Workspace window for a
-   desktop-EHR task, the browser otherwise;
+1. side by side: both windows maximized and the window the task starts in active (the
+   Citrix Workspace window for a desktop-EHR task, the browser otherwise) with its taskbar
+   button lit; every tab of the browser loaded (its ``load`` event: the tab strip stops
+   its throbber then) and the visible one with its fonts ready, no finite animation
+   running (``document.getAnimations()``) and two animation frames drawn since;
 2. every Citrix Workspace window shows its published app's current picture exactly: the
-   receiver page has drawn the lossless refresh of the newest frame the app's display
-   captured (``pixelStream.lossless`` on the page, see docs/pixel-stream.md),
-   and the app's own display is quiet;
-3. then nothing on the workstation changed for ``QUIET_MS``.
+   app's own display is quiet for ``APP_QUIET_MS`` and the receiver page has drawn the
+   lossless refresh of that frame (``pixelStream.lossless`` on the page, see
+   docs/pixel-stream.md);
+3. then, once Chromium's tab strip has had ``TAB_STRIP_ANIMATION_S`` since a tab last
+   opened or closed, nothing on the workstation changed for ``QUIET_MS`` (counted from
+   when the above was done or from the last change, whichever is later): what no event
+   tells — the browser's own tab strip and toolbar, the taskbar, a paint after the last
+   frame waited for.
 
-Either wait is bounded (``timeout_s``); an episode whose screen never settles (an animation
+Every wait is bounded (``timeout_s``); an episode whose screen never settles (an animation
 that never ends) still starts, and ``timed_out`` says so in the episode's timings.
 """
 
@@ -24,9 +33,14 @@ import logging
 import time
 from typing import Any
 
+from pixel_stream.xprops import whole_property
+
 log = logging.getLogger(__name__)
 
-QUIET_MS = 300  # longer than a tab strip's animation and a page's last late paint
+QUIET_MS = 100  # the final check: an animation repaints far more often than this
+# how long Chromium's tab strip animates after a tab opened or closed (tabs sliding to
+# their places: 200 ms, and a frame late on a busy machine)
+TAB_STRIP_ANIMATION_S = 0.3
 APP_QUIET_MS = 200
 TIMEOUT_S = 15.0
 
@@ -36,6 +50,25 @@ RECEIVER_SHOWS = """seq => {
   if (!s || !s.video || s.video.readyState < 2 || !s.video.videoWidth) return false;
   if (!s.lossless || !s.state.lossless) return true;  // a browser without exact tiles
   return s.lossless.settled && s.lossless.exactSeq >= seq;
+}"""
+
+# Resolves once the page has loaded and, when it is visible, its fonts are ready, no
+# animation that ends is running and two animation frames were drawn after that (a
+# hidden page draws none; an animation without an end is left to the quiet window).
+PAGE_SETTLED = """async () => {
+  if (document.readyState !== 'complete')
+    await new Promise(resolve => addEventListener('load', resolve, {once: true}));
+  if (document.visibilityState !== 'visible') return 'hidden';
+  await document.fonts.ready;
+  for (;;) {
+    const running = document.getAnimations().filter(a => a.playState === 'running'
+      && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    if (!running.length) break;
+    await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                        new Promise(resolve => setTimeout(resolve, 100))]);
+  }
+  await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  return 'visible';
 }"""
 
 
@@ -48,22 +81,12 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
     report: dict[str, Any] = {"timed_out": []}
     workstation = episode.workstation
     receiver = getattr(workstation, "receiver", None)
-    if workstation is not None and episode.display is not None:
-        # the window the task starts in is the active one (its taskbar button lit), however
-        # the browser's and the Citrix window's start-ups interleaved
-        from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS
-
-        front = RECEIVER_CLASS if receiver is not None else BROWSER_CLASS
-        has_front = receiver is not None or getattr(workstation, "context", None) is not None
-        # both windows maximized, as they were asked to start: Chromium's request is now
-        # and then not honoured (the window then shows its frame's bottom handle)
-        windows = [c for c, up in ((BROWSER_CLASS, getattr(workstation, "context", None)),
-                                   (RECEIVER_CLASS, receiver)) if up is not None]
-        if windows and not await asyncio.to_thread(
-                maximize_windows, episode.display.name, windows, deadline):
-            report["timed_out"].append("maximizing " + ", ".join(windows))
-        if has_front and not await _bring_to_front(episode.display.name, front, deadline):
-            report["timed_out"].append(f"activating {front}")
+    waits = [_windows_in_place(episode, deadline, report)]
+    context = getattr(workstation, "context", None)
+    if context is not None:
+        waits.append(_pages_settled(context, deadline, report))
+    await asyncio.gather(*waits)
+    report["events_s"] = round(time.monotonic() - started, 3)
     for system, app in episode.apps.items():
         session = getattr(app, "session", None)
         if session is None or session.capture is None or receiver is None:
@@ -77,6 +100,10 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
             report["timed_out"].append(f"{system} receiver")
     if episode.session is not None and episode.session.capture is not None:
         capture = episode.session.capture
+        changed = getattr(workstation, "tabs_changed_at", 0.0) or 0.0
+        if changed + TAB_STRIP_ANIMATION_S > time.monotonic():
+            await asyncio.sleep(min(changed + TAB_STRIP_ANIMATION_S, deadline)
+                                - time.monotonic())
         remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
         quiet = await wait_for_quiet(capture, time.monotonic(), _seq(capture), QUIET_MS,
                                      remaining_ms)
@@ -88,6 +115,57 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                     getattr(episode, "episode_id", "?"), timeout_s,
                     ", ".join(report["timed_out"]))
     return report
+
+
+async def _windows_in_place(episode: Any, deadline: float, report: dict[str, Any]) -> None:
+    """Both windows maximized and the one the task starts in active, its button lit."""
+    workstation = episode.workstation
+    if workstation is None or episode.display is None:
+        return
+    # the window the task starts in is the active one (its taskbar button lit), however
+    # the browser's and the Citrix window's start-ups interleaved
+    from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS
+
+    receiver = getattr(workstation, "receiver", None)
+    front = RECEIVER_CLASS if receiver is not None else BROWSER_CLASS
+    has_front = receiver is not None or getattr(workstation, "context", None) is not None
+    # both windows maximized, as they were asked to start: Chromium's request is now
+    # and then not honoured (the window then shows its frame's bottom handle)
+    windows = [c for c, up in ((BROWSER_CLASS, getattr(workstation, "context", None)),
+                               (RECEIVER_CLASS, receiver)) if up is not None]
+    if windows and not await asyncio.to_thread(
+            maximize_windows, episode.display.name, windows, deadline):
+        report["timed_out"].append("maximizing " + ", ".join(windows))
+    if has_front and not await _bring_to_front(episode.display.name, front, deadline):
+        report["timed_out"].append(f"activating {front}")
+
+
+async def _pages_settled(context: Any, deadline: float, report: dict[str, Any]) -> None:
+    """``PAGE_SETTLED`` in every tab of the browser, side by side, before ``deadline``."""
+    pages = [page for page in list(context.pages) if not page.is_closed()]
+    results = await asyncio.gather(*(page_settled(page, deadline) for page in pages))
+    for page, done in zip(pages, results, strict=True):
+        if not done:
+            report["timed_out"].append(f"page {page.url}")
+
+
+async def page_settled(page: Any, deadline: float) -> bool:
+    """Whether ``page`` came to ``PAGE_SETTLED`` before ``deadline`` (monotonic). A page
+    that navigates meanwhile is asked again (its new document is what will be seen)."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        try:
+            await asyncio.wait_for(page.evaluate(PAGE_SETTLED), remaining)
+            return True
+        except TimeoutError:
+            return False
+        except Exception as exc:  # noqa: BLE001 - navigated (context destroyed) or closed
+            if page.is_closed():
+                return True  # nothing of it will be seen
+            log.debug("page %s: asking again after %s", page.url, exc)
+            await asyncio.sleep(0.02)
 
 
 def maximize_windows(display_name: str, wm_classes: list[str], deadline: float) -> bool:
@@ -105,12 +183,12 @@ def maximize_windows(display_name: str, wm_classes: list[str], deadline: float) 
         wanted = {atom("_NET_WM_STATE_MAXIMIZED_VERT"), atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
         while True:
             missing = set(wm_classes)
-            prop = root.get_full_property(clients, X.AnyPropertyType)
+            prop = whole_property(root, clients, X.AnyPropertyType)
             for wid in list(prop.value) if prop is not None else []:
                 window = conn.create_resource_object("window", wid)
                 try:
                     cls = window.get_wm_class()
-                    current = window.get_full_property(state, X.AnyPropertyType)
+                    current = whole_property(window, state, X.AnyPropertyType)
                     dialog = window.get_wm_transient_for() is not None
                 except Exception:  # noqa: BLE001 - gone meanwhile
                     continue

@@ -3,8 +3,9 @@
 A bottom dock (``_NET_WM_WINDOW_TYPE_DOCK`` with a strut, so maximized windows stay above
 it). The window manager has no key bindings — every key goes to the applications — so
 this is how an agent or an annotator switches between the browser and the Citrix window.
-It reacts to X property changes only (no polling), and publishes where each button is on
-the root window (``_EHR_TASKBAR_BUTTONS``) for the oracle's locator, like a screen reader.
+It reacts to X property changes and to its clock file being written (no polling), and
+publishes where each button is on the root window (``_EHR_TASKBAR_BUTTONS``) for the
+oracle's locator, like a screen reader.
 
 Run by the episode as ``python -m episodes.taskbar --clock RUN/clock.json``.
 """
@@ -35,7 +36,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     It is how the agent switches between the browser and the Citrix Workspace window (the
     window manager has no key bindings: every key goes to the applications).
     """
-    from PySide6.QtCore import QSocketNotifier, Qt, QTimer
+    from PySide6.QtCore import QFileSystemWatcher, QSocketNotifier, Qt, QTimer
     from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
     from Xlib import X, Xatom
@@ -192,6 +193,17 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     publish_soon.setSingleShot(True)
     publish_soon.setInterval(0)
     publish_soon.timeout.connect(publish)
+    # the episode writes its clock by replacing the file: a reset starts it again (and a
+    # runner may move it on), and the bar shows that time at once, not at its next minute
+    watcher = QFileSystemWatcher([str(clock_path), str(clock_path.parent)])
+
+    def clock_written(_path: str) -> None:
+        if str(clock_path) not in watcher.files() and clock_path.exists():
+            watcher.addPath(str(clock_path))
+        tick()
+
+    watcher.fileChanged.connect(clock_written)
+    watcher.directoryChanged.connect(clock_written)
     refresh()
     tick()
     return app.exec()

@@ -16,7 +16,8 @@ import os
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from episodes.lockdown import (
 )
 from episodes.phases import Phases
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT
+from pixel_stream.xprops import whole_property
 from portal_web.settings import DEFAULT_HOSTS
 
 log = logging.getLogger(__name__)
@@ -129,6 +131,10 @@ class Workstation:
     _receiver_started: bool = False  # the Citrix window is up and was brought to front
     _cdp: Any = None
     _pages_by_site: dict[str, Any] = field(default_factory=dict)
+    # when a tab last opened or closed (monotonic): the tab strip animates after it
+    tabs_changed_at: float = 0.0
+    # where each tab's site landed at start (its redirects followed): a reset loads it
+    _landing: dict[str, str] = field(default_factory=dict)
     _launchers: dict[str, str] = field(default_factory=dict)
     _launchers_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -395,18 +401,37 @@ class Workstation:
         if not self._closing and self.on_crash is not None:
             self.on_crash(f"{what} exited")
 
-    async def open_tabs(self) -> None:
+    async def open_tabs(self, pages: list[Any] | None = None,
+                        first_loaded: Callable[[], Awaitable[Any]] | None = None) -> None:
         """The task's tabs in order, the first one active, nothing else: the first page
-        there is becomes the first tab, the others are closed; the tabs load side by side."""
-        old = list(self.context.pages)
-        keep = old[0] if old else None
-        pages = [keep if i == 0 and keep is not None else await self.context.new_page()
-                 for i in range(max(1, len(self.tabs)))]
-        await asyncio.gather(*(self._close(page) for page in old if page is not keep))
+        there is becomes the first tab, the others are closed; the tabs load side by side.
+        A reset passes its own ``pages`` (the first one blank, the others new) and
+        ``first_loaded``, run once the first tab's page is in (beside the other loads)."""
+        resetting = pages is not None
+        if pages is None:
+            old = list(self.context.pages)
+            keep = old[0] if old else None
+            pages = [keep if i == 0 and keep is not None else await self._new_page()
+                     for i in range(max(1, len(self.tabs)))]
+            await asyncio.gather(*(self._close(page) for page in old if page is not keep))
+        else:
+            keep = None
         opened = list(zip(self.tabs, pages, strict=False))  # no tab: one blank page stays
         self._pages_by_site = {tab.site: page for tab, page in opened}
-        await asyncio.gather(*(self._load(page, tab.url, reuse=page is keep)
-                               for tab, page in opened))
+
+        async def load(index: int, tab: BrowserTab, page: Any) -> None:
+            # a reset goes straight to where the start's redirects ended (the same page:
+            # the state it depends on was just put back), without the round trips
+            url = self._landing.get(tab.site, tab.url) if resetting else tab.url
+            await self._load(page, url, reuse=page is keep)
+            if not resetting and _origin(page.url) == _origin(tab.url):
+                self._landing[tab.site] = page.url
+            if index == 0 and first_loaded is not None:
+                await first_loaded()
+
+        await asyncio.gather(*(load(i, tab, page) for i, (tab, page) in enumerate(opened)))
+        if not opened and first_loaded is not None:
+            await first_loaded()
         if self.tabs:
             await pages[0].bring_to_front()
         if self._receiver_started:
@@ -414,10 +439,24 @@ class Workstation:
             # first start, the Citrix window's own start does this once it is up)
             await self._receiver_to_front()
 
-    @staticmethod
-    async def _close(page: Any) -> None:
+    async def _new_page(self) -> Any:
+        page = await self.context.new_page()
+        self.tabs_changed_at = time.monotonic()
+        return page
+
+    async def _close(self, page: Any) -> None:
         with contextlib.suppress(Exception):  # gone already
             await page.close(run_before_unload=False)
+        self.tabs_changed_at = time.monotonic()
+
+    @staticmethod
+    async def _blank(page: Any) -> None:
+        """``page`` on about:blank: once that navigation commits, the document it showed is
+        gone (its scripts stopped, its requests cancelled)."""
+        try:
+            await page.goto("about:blank", wait_until="commit", timeout=15_000)
+        except Exception as exc:  # noqa: BLE001 - a page that went away meanwhile
+            log.warning("the first tab did not go blank: %s", exc)
 
     @staticmethod
     async def _load(page: Any, url: str, reuse: bool = False) -> None:
@@ -435,15 +474,26 @@ class Workstation:
         """Back to the start screen: the pages the agent opened closed and the first one
         blank (nothing of the attempt runs while the state is cleared), then no cookies,
         site storage, cache or downloads, then the task's tabs (the first page reused with
-        its back/forward history dropped, the others new)."""
+        its back/forward history dropped, the others new: made blank beside the clearing,
+        so only the loads remain after it)."""
         phases = phases or Phases()
         pages = list(self.context.pages)
-        first = pages[0] if pages else await self.context.new_page()
+        first = pages[0] if pages else await self._new_page()
         session = await self.context.new_cdp_session(first)
+
+        async def new_pages() -> list[Any]:
+            # one after the other: the tab strip keeps the order they were asked in
+            with phases.span("browser: new pages made (beside the clearing)"):
+                return [await self._new_page() for _ in range(len(self.tabs) - 1)]
+
+        made: asyncio.Future | None = None
         try:
             with phases.span("browser: other pages closed, first one blank"):
-                await asyncio.gather(self._load(first, "about:blank"),
+                await asyncio.gather(self._blank(first),
                                      *(self._close(page) for page in pages[1:]))
+            # the new tabs once the others are closed (the tab strip goes the way a start
+            # goes: one tab, then the task's), made blank beside the clearing
+            made = asyncio.ensure_future(new_pages())
             with phases.span("browser: cookies, storage, cache cleared"):
                 await asyncio.gather(
                     self.context.clear_cookies(),
@@ -454,13 +504,22 @@ class Workstation:
                 for path in self.downloads.glob("*"):
                     if path.is_file():
                         path.unlink()
+            others = await made
+
+            async def drop_history() -> None:
+                with phases.span("browser: first tab's history dropped"):
+                    await session.send("Page.resetNavigationHistory")
+
             with phases.span("browser: tabs loaded"):
-                await self.open_tabs()
-            with phases.span("browser: first tab's history dropped"):
-                await session.send("Page.resetNavigationHistory")
+                await self.open_tabs([first, *others], first_loaded=drop_history)
         finally:
-            with contextlib.suppress(Exception):
-                await session.detach()
+            if made is not None and not made.done():
+                made.cancel()
+            if made is not None:
+                with contextlib.suppress(BaseException):
+                    await made
+            # not waited for: the session is of no further use
+            asyncio.ensure_future(_detach(session))
 
     def page_for(self, site: str):
         """The tab opened for ``site`` at start (it may have navigated since)."""
@@ -515,6 +574,11 @@ async def _close_quietly(context: Any) -> None:
         await asyncio.wait_for(context.close(), 10)
 
 
+async def _detach(session: Any) -> None:
+    with contextlib.suppress(Exception):
+        await session.detach()
+
+
 def _origin(url: str) -> str:
     """``scheme://host`` of a URL ('' for about:blank and the like)."""
     scheme, _, rest = url.partition("://")
@@ -524,7 +588,6 @@ def _origin(url: str) -> str:
 def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> bool:
     """Ask the window manager to focus and raise the first window of class ``wm_class``
     (what a click on its taskbar button does); True once it is the active window."""
-    import time
 
     from Xlib import X
     from Xlib import display as xdisplay
@@ -537,7 +600,7 @@ def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> b
             "_NET_ACTIVE_WINDOW")
         deadline = time.monotonic() + timeout
         while True:
-            prop = root.get_full_property(clients, X.AnyPropertyType)
+            prop = whole_property(root, clients, X.AnyPropertyType)
             for wid in list(prop.value) if prop is not None else []:
                 window = conn.create_resource_object("window", wid)
                 try:
@@ -546,7 +609,7 @@ def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> b
                     continue
                 if not cls or cls[1] != wm_class:
                     continue
-                current = root.get_full_property(active, X.AnyPropertyType)
+                current = whole_property(root, active, X.AnyPropertyType)
                 if current is not None and len(current.value) and current.value[0] == wid:
                     return True
                 message = xevent.ClientMessage(window=window, client_type=active,

@@ -75,3 +75,100 @@ def test_a_first_page_elsewhere_is_loaded(tmp_path):
     context = _Context(["about:blank"])
     asyncio.run(_station(tmp_path, context).open_tabs())
     assert context.pages[0].calls[0] == ("goto", "http://workspace.local/")
+
+
+# -- reset ---------------------------------------------------------------------------------
+REDIRECTS = {"http://workspace.local/": "http://workspace.local/folder/documents",
+             "http://emr.clinic.test/": "http://emr.clinic.test/login?next=/main/calendar"}
+
+
+class _Session:
+    """A CDP session of the stand-in context: what was sent, in the context's log."""
+
+    def __init__(self, context):
+        self.context = context
+
+    async def send(self, method, params=None):
+        self.context.log.append((method, (params or {}).get("origin")))
+        return {}
+
+    async def detach(self):
+        pass
+
+
+class _ResetContext(_Context):
+    """A stand-in context that follows the sites' redirects and logs every step in order."""
+
+    def __init__(self, urls):
+        super().__init__(urls)
+        self.log = []
+        for page in self.pages:
+            self._watch(page)
+
+    def _watch(self, page):
+        goto, close = page.goto, page.close
+
+        async def logged_goto(url, **kwargs):
+            self.log.append(("goto", self.pages.index(page), url))
+            await goto(url, **kwargs)
+            page.url = REDIRECTS.get(url, url)
+
+        async def logged_close(**kwargs):
+            self.log.append(("close", self.pages.index(page)))
+            await close(**kwargs)
+
+        page.goto, page.close = logged_goto, logged_close
+
+    async def new_page(self):
+        page = await super().new_page()
+        self._watch(page)
+        self.log.append(("new page", len(self.pages) - 1))
+        return page
+
+    async def clear_cookies(self):
+        self.log.append(("cookies cleared", None))
+
+    async def new_cdp_session(self, page):
+        return _Session(self)
+
+
+def test_a_reset_clears_after_the_attempt_stopped_and_loads_where_the_start_landed(tmp_path):
+    context = _ResetContext(["http://workspace.local/folder/documents"])
+    station = _station(tmp_path, context)
+    station.tabs = task_tabs(["workspace", "ehr"])
+    station.sites = ["workspace", "ehr"]
+    asyncio.run(station.open_tabs())
+    first = context.pages[0]
+    # the attempt: the first tab elsewhere, a tab of its own, a download
+    first.url = "http://emr.clinic.test/patient/7"
+    agent = asyncio.run(context.new_page())
+    agent.url = "http://workspace.local/folder/output"
+    station.downloads.mkdir(parents=True)
+    (station.downloads / "letter.pdf").write_bytes(b"%PDF")
+    context.log.clear()
+
+    asyncio.run(station.reset())
+    log = context.log
+    cleared = [i for i, step in enumerate(log)
+               if step[0] in ("cookies cleared", "Network.clearBrowserCache",
+                              "Storage.clearDataForOrigin")]
+    stopped = [log.index(("goto", 0, "about:blank"))] + [
+        i for i, step in enumerate(log) if step[0] == "close"]
+    # nothing of the attempt runs while its state is cleared: the first tab is blank and
+    # the others closed first; every origin cleared
+    assert len(stopped) == 3 and max(stopped) < min(cleared)
+    # the new tab is made once the others are closed, as a start makes it after one tab
+    assert [step for step in log if step[0] == "new page"] == [("new page", 1)]
+    assert log.index(("new page", 1)) > max(stopped)
+    assert {step[1] for step in log if step[0] == "Storage.clearDataForOrigin"} == {
+        "http://workspace.local", "http://emr.clinic.test"}
+    # the tabs go straight to where the start's redirects ended, the first one reused
+    assert context.pages[0] is first and len(context.pages) == 2
+    loads = [step for step in log if step[0] == "goto" and step[2] != "about:blank"]
+    assert sorted(loads) == [("goto", 0, "http://workspace.local/folder/documents"),
+                             ("goto", 1, "http://emr.clinic.test/login?next=/main/calendar")]
+    # the first tab's history is dropped once its page is in
+    assert log.index(("Page.resetNavigationHistory", None)) > log.index(
+        ("goto", 0, "http://workspace.local/folder/documents"))
+    assert station.page_for("ehr") is context.pages[1]
+    assert list(station.downloads.iterdir()) == []
