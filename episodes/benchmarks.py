@@ -23,7 +23,9 @@
    episodes running beside them;
 7. ``--only footprint``: one episode of each kind (``--kinds``), its processes' CPU and
    memory (PSS, USS, RSS) by kind of process, idle and while an agent acts
-   (:mod:`episodes.footprint`); ``--only concurrency``: the episodes part's ceiling alone.
+   (:mod:`episodes.footprint`); ``--only concurrency``: the episodes part's ceiling alone;
+   ``--only lifecycle``: the episodes part's cold starts and resets alone (no concurrency,
+   no gold-all).
 
 Prints a table (and the phase tables) and writes everything as JSON to
 ``bench/results.json``. Targets (issue 18): cold start <= 1.5 s for both kinds, reset
@@ -354,7 +356,7 @@ def footprint_bench(workdir: Path, quick: bool, kinds: list[str] | None = None
 
 
 def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int | None,
-                  in_process: bool = False) -> dict[str, Any]:
+                  in_process: bool = False, lifecycle_only: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for kind, candidates in (("browser", BROWSER_TASKS), ("desktop", DESKTOP_TASKS)):
         spec = pick_task(candidates)
@@ -366,6 +368,8 @@ def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int | None,
         entry.update(asyncio.run(_cold_starts(spec, runs, workdir)))
         entry.update(asyncio.run(_resets_and_grading(spec, runs, workdir)))
         results[kind] = entry
+    if lifecycle_only:
+        return results
     spec = pick_task(BROWSER_TASKS)
     if spec is not None:
         _say("episodes: concurrency, agents acting back to back")
@@ -504,12 +508,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="episodes at once in the gold-all bench (default: as many as "
                              "the concurrency bench found this machine holds)")
     parser.add_argument("--only", choices=("pixel", "verifier", "desktop", "episodes", "ray",
-                                           "identity", "starts", "footprint", "concurrency"),
+                                           "identity", "starts", "footprint", "concurrency",
+                                           "lifecycle"),
                         action="append",
                         help="run only these parts (repeatable); 'starts' (start success "
                              "with other episodes running), 'footprint' (one episode's "
-                             "CPU and memory by process) and 'concurrency' (the episodes "
-                             "part's ceiling alone) run only when named")
+                             "CPU and memory by process), 'concurrency' (the episodes "
+                             "part's ceiling alone) and 'lifecycle' (its cold starts and "
+                             "resets alone) run only when named")
     parser.add_argument("--kinds", choices=("browser", "desktop"), action="append",
                         help="--only footprint: these kinds of episode only (both)")
     parser.add_argument("--think-ms", type=float, default=0.0,
@@ -540,9 +546,10 @@ def main(argv: list[str] | None = None) -> int:
         if "desktop" in parts:
             _say("desktop client: cold start, sign latency, memory")
             results["desktop_client"] = desktop_client_bench(3 if args.quick else 5)
-        if "episodes" in parts:
+        if "episodes" in parts or "lifecycle" in parts:
             results["episodes"] = episode_bench(workdir, runs, args.quick, args.parallel,
-                                                args.concurrency_in_process)
+                                                args.concurrency_in_process,
+                                                lifecycle_only="episodes" not in parts)
         if "ray" in parts:
             _say("ray: 4 episodes --backend local --parallel 2, then --backend ray (1 node)")
             results["ray"] = ray_overhead(workdir)

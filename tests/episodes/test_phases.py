@@ -76,3 +76,28 @@ def test_the_gold_run_uses_the_concurrency_the_machine_held_unless_told():
     assert benchmarks.gold_parallel(None, {"max_concurrent_p95_under_100ms": 0})[0] == 1
     assert benchmarks.gold_parallel(4, held) == (4, "--parallel")
     assert benchmarks.gold_parallel(None, None)[0] == 2
+
+
+def test_only_lifecycle_measures_starts_and_resets_without_the_concurrency(monkeypatch,
+                                                                          tmp_path):
+    spec = type("Spec", (), {"alias": "ord-01"})()
+    calls = []
+
+    async def part(name, result):
+        calls.append(name)
+        return result
+
+    monkeypatch.setattr(benchmarks, "pick_task", lambda candidates: spec)
+    monkeypatch.setattr(benchmarks, "_cold_starts",
+                        lambda *a: part("starts", {"cold_start_p50_s": 1.0}))
+    monkeypatch.setattr(benchmarks, "_resets_and_grading",
+                        lambda *a: part("resets", {"reset_p50_s": 0.1}))
+    monkeypatch.setattr(benchmarks.bench_capacity, "concurrency",
+                        lambda *a, **k: part("concurrency", {}))
+    monkeypatch.setattr(benchmarks, "_say", lambda text: None)
+    out = tmp_path / "results.json"
+    benchmarks.main(["--quick", "--only", "lifecycle", "--out", str(out)])
+    assert calls == ["starts", "resets"] * 2  # browser and desktop, nothing else
+    calls.clear()
+    benchmarks.main(["--quick", "--only", "episodes", "--out", str(out)])
+    assert calls.count("concurrency") == 1
