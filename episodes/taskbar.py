@@ -164,16 +164,23 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
             published["value"] = value
             root.change_property(buttons_atom, Xatom.STRING, 8, value)
             conn.flush()
+        on_x_events()
 
     watched = {client_list, active, net_name, atom("WM_NAME")}
 
     def on_x_events() -> None:
-        changed = False
-        while conn.pending_events():
-            event = conn.next_event()
-            if event.type == X.PropertyNotify and event.atom in watched:
-                changed = True
-        if changed:
+        """Every event python-xlib has read, also those it read from the socket while it
+        waited for a reply (a refresh's property reads): the socket notifier fires only for
+        bytes still unread, so an active-window change read during a refresh would wait
+        for the next X event to be seen, and the taskbar would show the old window lit."""
+        while True:
+            changed = False
+            while conn.pending_events():
+                event = conn.next_event()
+                if event.type == X.PropertyNotify and event.atom in watched:
+                    changed = True
+            if not changed:
+                return
             refresh()
 
     notifier = QSocketNotifier(conn.fileno(), QSocketNotifier.Type.Read)
