@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from episodes.inspector import InspectorClient, InspectorError
 from episodes.oracle.errors import OracleError, OracleViolation
 from episodes.oracle.guard import DRIVER_KEY, ReadOnly, load_gold
-from episodes.oracle.locators import Box, content_origin, is_front, screen_box
+from episodes.oracle.locators import Box, content_origin, has_focus, is_front, screen_box
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, taskbar_state
 
 if TYPE_CHECKING:
@@ -141,7 +141,14 @@ class Oracle:
 
     # -- plumbing --------------------------------------------------------------------------
     def _run(self, coro: Any, timeout: float = LOCATE_TIMEOUT_S + 5) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+        name = getattr(coro, "__qualname__", type(coro).__name__)
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError as exc:  # a bare TimeoutError said nothing of what hung
+            future.cancel()
+            raise OracleError(f"the episode's event loop did not finish {name} within "
+                              f"{timeout:g} s") from exc
 
     def act(self, action: dict[str, Any], settle: bool = True) -> Any:
         """One computer-use action through the agent API (and wait for the screen)."""
@@ -291,11 +298,31 @@ class Oracle:
         self.act({"action": "key", "text": combo})
 
     def enter_text(self, target: Any, text: str, replace: bool = True) -> None:
-        """Click a field, select what is in it (when replacing) and type."""
-        self.click(target)
+        """Click a field, select what is in it (when replacing) and type. A field of a page
+        must have the focus before a key goes: on a loaded machine a suggestion list still
+        open under the field before took the click once, and the keys went into that field."""
+        self.click_into(target)
         if replace:
             self.key("ctrl+a")
         self.type(text)
+
+    def click_into(self, target: Any, tries: int = 3, via: Any = None) -> None:
+        """Click ``target`` (or ``via``, e.g. its label); for a page's element, wait until
+        ``target`` has the keyboard focus (glances, in the trace as waits) and, when the
+        click did not give it, close what took it (Escape) and click again."""
+        for attempt in range(tries):
+            self.click(target if via is None else via)
+            if not isinstance(target, ReadOnly):
+                return  # a desktop target or a point: the inspector's own checks
+            locator = target.unwrap_for_driver(DRIVER_KEY)
+            for _ in range(10):
+                if self._run(has_focus(locator)):
+                    return
+                self.wait(0.1)
+            log.warning("%s did not take the focus (click %d)", locator, attempt + 1)
+            if attempt + 1 < tries:
+                self.key("Escape")
+                self.wait(0.2)
 
     def wait(self, seconds: float) -> None:
         self.act({"action": "wait", "duration": seconds}, settle=False)

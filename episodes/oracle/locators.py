@@ -50,6 +50,16 @@ async def screen_box(locator: Any, timeout_s: float):
     return Box(box["x"], box["y"], box["width"], box["height"]), (size[0], size[1], x0, y0)
 
 
+async def has_focus(locator: Any) -> bool:
+    """Whether the element (or one inside it) has the page's keyboard focus."""
+    try:
+        return bool(await locator.evaluate(
+            "e => e === document.activeElement || e.contains(document.activeElement)",
+            timeout=2000))
+    except Exception:  # noqa: BLE001 - gone, navigating, or not one element
+        return True  # nothing to correct: the keys go where the click put them
+
+
 async def is_front(page: Any) -> bool:
     try:
         return await page.evaluate("() => document.visibilityState") == "visible"

@@ -192,7 +192,8 @@ def choose(o, select, label):
     texts, values, wanted = _options(select, label)
     caption = select.locator("xpath=preceding-sibling::label[1]")
     if caption.count():
-        tap(o, caption)
+        arrive(o, caption)
+        o.click_into(select, via=caption)  # typed keys reach the list only once it has the focus
         o.type(label)
     else:
         listed = select.locator(":scope:open")
