@@ -30,6 +30,7 @@ REGULATOR_PAGES = {
     "/": "/", "/requests/new": "/requests/new", "/requests/import": "/requests/import",
     "/requests/{review_id:id}": "/requests/1",
     "/requests/{review_id:id}/edit": "/requests/2/edit",
+    "/requests/{review_id:id}/withdraw": "/requests/1/withdraw",
     "/requests/{review_id:id}/documents/{doc_id:id}": "/requests/1/documents/1",
     "/forms": "/forms",
 }
