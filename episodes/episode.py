@@ -508,6 +508,14 @@ class Episode:
         self.last_reset_s = time.monotonic() - started
         with phases.span("screen settled"):
             self.settled = await settle_workstation(self)
+        if self.workstation is not None and not self.workstation.strip_as_at_start():
+            # a tab pinned, grouped or moved: the tabs are made anew (episodes.tab_reset)
+            again = time.monotonic()
+            with phases.span("browser: tabs made anew (the tab strip was not the start's)"):
+                await self.workstation.reset(phases, fresh=True)
+            self.last_reset_s += time.monotonic() - again
+            with phases.span("screen settled again"):
+                self.settled = await settle_workstation(self)
         self.last_reset_settled_s = time.monotonic() - started
         self.started_at = time.monotonic()
         if self.status == "finished":
