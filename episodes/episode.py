@@ -497,12 +497,19 @@ class Episode:
             await self._close_trace()
         with phases.span("attempt archived"):
             await asyncio.to_thread(self._archive_attempt)
-        with phases.span("stores and files restored"):
-            await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant,
-                                    self.run_dir)
-        resets = [self.workstation.reset(phases)] if self.workstation else []
-        resets += [self._reset_app(app) for app in self.apps.values()]
-        await asyncio.gather(*resets)
+        # the browser's tabs stopped first (nothing of the attempt reaches the stores
+        # after they are restored), its state cleared beside the restoring
+        browser = self.workstation.reset_steps(phases) if self.workstation else None
+        try:
+            if browser is not None:
+                await browser.stop()
+            await asyncio.gather(self._restore_files_and_stores(phases),
+                                 *([browser.clear()] if browser is not None else []))
+            await asyncio.gather(*([browser.load()] if browser is not None else []),
+                                 *(self._reset_app(app) for app in self.apps.values()))
+        finally:
+            if browser is not None:
+                await browser.close()
         with phases.span("trace opened"):
             await self._open_trace()
         self.last_reset_s = time.monotonic() - started
@@ -521,6 +528,11 @@ class Episode:
         if self.status == "finished":
             self._set_status("running")
         return self.last_reset_s
+
+    async def _restore_files_and_stores(self, phases: Phases) -> None:
+        with phases.span("stores and files restored"):
+            await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant,
+                                    self.run_dir)
 
     async def _reset_app(self, app: PublishedApp) -> None:
         with self.reset_phases.span(f"{app.system} app reset"):

@@ -62,38 +62,48 @@ def strips_differ(reference: np.ndarray, band: np.ndarray) -> int:
     return int(np.count_nonzero(gap > STRIP_LEVELS))
 
 
-async def reset_browser(station: Workstation, phases: Phases | None = None,
-                        fresh: bool = False) -> None:
-    """The module docstring's reset of ``station``'s tab browser; ``fresh``: every tab made
-    anew (a start's tab strip)."""
-    phases = phases or Phases()
-    context = station.context
-    pages = list(context.pages)
-    kept: list[Any] = []
-    sessions: list[Any] = []
-    made: asyncio.Future | None = None
-    try:
-        if fresh or not pages:
+class BrowserReset:
+    """The module docstring's reset of ``station``'s tab browser in three steps — ``stop``
+    (the attempt's tabs closed or stopped), ``clear`` (cookies, storage, cache, downloads;
+    the episode restores its stores beside it) and ``load`` (the task's tabs at their
+    landing pages) — then ``close``. ``fresh``: every tab made anew (a start's tab strip)."""
+
+    def __init__(self, station: Workstation, phases: Phases | None = None,
+                 fresh: bool = False) -> None:
+        self.station, self.fresh = station, fresh
+        self.phases = phases or Phases()
+        self.kept: list[Any] = []
+        self.sessions: list[Any] = []
+        self._made: asyncio.Future | None = None
+
+    async def stop(self) -> None:
+        station, context = self.station, self.station.context
+        station.tabs_resetting()
+        pages = list(context.pages)
+        if self.fresh or not pages:
             # a new first tab before the others close: the window keeps a tab
-            kept = [await station.new_page()]
-            sessions = [await context.new_cdp_session(kept[0])]
+            self.kept = [await station.new_page()]
+            self.sessions = [await context.new_cdp_session(self.kept[0])]
         else:
-            kept, sessions = await _kept_tabs(station, pages)
-        with phases.span("browser: other pages closed, ours stopped"):
-            await asyncio.gather(*(_stop(session) for session in sessions),
+            self.kept, self.sessions = await _kept_tabs(station, pages)
+        with self.phases.span("browser: other pages closed, ours stopped"):
+            await asyncio.gather(*(_stop(session) for session in self.sessions),
                                  asyncio.to_thread(pointer_home, station.display),
                                  *(station.close_page(page) for page in pages
-                                   if page not in kept))
+                                   if page not in self.kept))
+
+    async def clear(self) -> None:
+        station, context = self.station, self.station.context
 
         async def new_pages() -> list[Any]:
             # one after the other: the tab strip keeps the order they were asked in
-            with phases.span("browser: new pages made (beside the clearing)"):
+            with self.phases.span("browser: new pages made (beside the clearing)"):
                 return [await station.new_page()
-                        for _ in range(len(station.tabs) - len(kept))]
+                        for _ in range(len(station.tabs) - len(self.kept))]
 
-        made = asyncio.ensure_future(new_pages())
-        with phases.span("browser: cookies, storage, cache cleared"):
-            session = sessions[0]
+        self._made = asyncio.ensure_future(new_pages())
+        with self.phases.span("browser: cookies, storage, cache cleared"):
+            session = self.sessions[0]
             await asyncio.gather(
                 context.clear_cookies(),
                 session.send("Network.clearBrowserCache"),
@@ -103,30 +113,47 @@ async def reset_browser(station: Workstation, phases: Phases | None = None,
             for path in station.downloads.glob("*"):
                 if path.is_file():
                     path.unlink()
-        tabs = [*kept, *await made]
+
+    async def load(self) -> None:
+        station = self.station
+        assert self._made is not None, "clear() first"
+        tabs = [*self.kept, *await self._made]
         station.set_tab_pages(tabs)
 
         async def load(index: int, page: Any) -> None:
-            tab = station.tabs[index]
-            await station.load_page(page, station.landing(tab))
-            if index < len(sessions):  # a kept tab: its attempt's history goes
-                await sessions[index].send("Page.resetNavigationHistory")
+            await station.load_page(page, station.landing(station.tabs[index]))
+            if index < len(self.sessions):  # a kept tab: its attempt's history goes
+                await self.sessions[index].send("Page.resetNavigationHistory")
 
-        with phases.span("browser: tabs loaded"):
+        with self.phases.span("browser: tabs loaded"):
             await asyncio.gather(*(load(i, page) for i, page in
                                    enumerate(tabs[:len(station.tabs)])))
             if not station.tabs:  # no tab: one blank page stays
                 await station.load_page(tabs[0], "about:blank")
         await tabs[0].bring_to_front()
-        await station.after_tabs_reset()
-    finally:
+        await station.tabs_reset(self.fresh)
+
+    async def close(self) -> None:
+        made = self._made
         if made is not None and not made.done():
             made.cancel()
         if made is not None:
             with contextlib.suppress(BaseException):
                 await made
-        for session in sessions:  # not waited for: of no further use
+        for session in self.sessions:  # not waited for: of no further use
             asyncio.ensure_future(_detach(session))
+
+
+async def reset_browser(station: Workstation, phases: Phases | None = None,
+                        fresh: bool = False) -> None:
+    """A whole :class:`BrowserReset` of ``station``, one step after the other."""
+    steps = BrowserReset(station, phases, fresh)
+    try:
+        await steps.stop()
+        await steps.clear()
+        await steps.load()
+    finally:
+        await steps.close()
 
 
 async def _kept_tabs(station: Workstation, pages: list[Any]) -> tuple[list[Any], list[Any]]:

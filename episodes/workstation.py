@@ -35,7 +35,7 @@ from episodes.lockdown import (
     prepare_profile,
 )
 from episodes.phases import Phases
-from episodes.tab_reset import reset_browser, strip_band, strips_differ
+from episodes.tab_reset import BrowserReset, reset_browser, strip_band, strips_differ
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT
 from pixel_stream.xprops import whole_property
 from portal_web.settings import DEFAULT_HOSTS
@@ -466,9 +466,11 @@ class Workstation:
     async def reset(self, phases: Phases | None = None, fresh: bool = False) -> None:
         """Back to the start's tabs, nothing of the attempt left in the browser
         (:mod:`episodes.tab_reset`); ``fresh``: every tab made anew."""
-        self._last_settled = None
         await reset_browser(self, phases, fresh=fresh)
-        self._strip_check_due = not fresh and self.can_check_strip()
+
+    def reset_steps(self, phases: Phases | None = None) -> BrowserReset:
+        """The same reset in steps, for the episode to restore its stores beside them."""
+        return BrowserReset(self, phases)
 
     # -- what the reset (episodes.tab_reset) works with ----------------------------------
     def tab_pages(self) -> list[Any]:
@@ -493,7 +495,11 @@ class Workstation:
     async def load_page(self, page: Any, url: str) -> None:
         await self._load(page, url)
 
-    async def after_tabs_reset(self) -> None:
+    def tabs_resetting(self) -> None:
+        self._last_settled = None
+
+    async def tabs_reset(self, fresh: bool) -> None:
+        self._strip_check_due = not fresh and self.can_check_strip()
         if self._receiver_started:
             # a desktop task starts with its published app in front and focused
             await self._receiver_to_front()

@@ -263,3 +263,52 @@ def test_the_tab_strip_check_ignores_faint_corners_but_not_a_changed_tab():
     changed[1:3, 2:6] = 40  # another title or a pin
     assert strips_differ(reference, changed) == 8
     assert strips_differ(reference, reference[:2]) > 0
+
+
+# -- the episode's reset order -------------------------------------------------------------
+class _Steps:
+    def __init__(self, log):
+        self.log = log
+
+    async def stop(self):
+        self.log.append("browser stopped")
+
+    async def clear(self):
+        self.log.append("browser clearing")
+        await asyncio.sleep(0.05)
+        self.log.append("browser cleared")
+
+    async def load(self):
+        self.log.append("browser loaded")
+
+    async def close(self):
+        self.log.append("browser closed")
+
+
+def test_an_episode_stops_the_browser_before_it_restores_the_stores(tmp_path, monkeypatch):
+    from episodes import episode as episode_module
+    from sandbox.catalog import load_catalog
+
+    log = []
+    ep = episode_module.Episode(load_catalog().get("ord-01"), run_dir=tmp_path / "run")
+    ep.status = "running"
+    ep.workstation = SimpleNamespace(reset_steps=lambda phases: _Steps(log),
+                                     strip_as_at_start=lambda: True)
+
+    def restore(*_args):
+        log.append("stores restored")
+
+    async def settled(_episode):
+        log.append("settled")
+        return {"timed_out": []}
+
+    monkeypatch.setattr(episode_module, "reset_files_and_stores", restore)
+    monkeypatch.setattr(episode_module, "settle_workstation", settled)
+    monkeypatch.setattr(ep, "_archive_attempt", lambda: None)
+    asyncio.run(ep.reset())
+    # nothing of the attempt reaches the stores once they are restored; the browser's
+    # state is cleared beside the restoring, its tabs loaded after both
+    assert log.index("browser stopped") < log.index("stores restored")
+    assert log.index("stores restored") < log.index("browser cleared")
+    assert log.index("browser loaded") > log.index("stores restored")
+    assert log[-2:] == ["browser closed", "settled"]
