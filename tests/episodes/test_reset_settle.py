@@ -6,7 +6,9 @@ two of its frames (marked slow: one ord-01 episode)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -106,3 +108,9 @@ def test_a_reset_leaves_nothing_of_the_attempt_and_the_settle_waits_for_an_anima
             await episode.stop()
 
     asyncio.run(scenario())
+    # no browsing history was kept (the omnibox would offer the attempt's pages after a
+    # reset): the browser writes what it keeps when it closes
+    history = tmp_path / "run" / "home" / ".config" / "chromium" / "Default" / "History"
+    if history.exists():
+        with contextlib.closing(sqlite3.connect(history)) as db:
+            assert db.execute("select url from urls").fetchall() == []
