@@ -10,7 +10,9 @@ task's own tabs and navigates them in place:
 2. cookies, site storage, the cache and the downloads are cleared;
 3. every kept tab goes straight to where it landed at start and its back/forward history
    is dropped; a tab the agent closed is made again after the kept ones. The pointer goes
-   back to the middle of the screen, where a display starts it.
+   back to the middle of the screen, where a display starts it, and a site the agent
+   zoomed is put back to 100 % (Ctrl+0 in one of its tabs: the browser keeps zoom per
+   site, and neither a page nor CDP can set it).
 
 What the browser keeps of a tab that no page can tell — pinned, grouped, moved in the tab
 strip — shows in the tab strip and toolbar. The first settled screen of the episode gives
@@ -120,16 +122,21 @@ class BrowserReset:
         tabs = [*self.kept, *await self._made]
         station.set_tab_pages(tabs)
 
-        async def load(index: int, page: Any) -> None:
+        async def load(index: int, page: Any) -> bool:
+            """Loaded, its history dropped; whether its site is zoomed."""
             await station.load_page(page, station.landing(station.tabs[index]))
             if index < len(self.sessions):  # a kept tab: its attempt's history goes
                 await self.sessions[index].send("Page.resetNavigationHistory")
+            return await _zoomed(page)
 
         with self.phases.span("browser: tabs loaded"):
-            await asyncio.gather(*(load(i, page) for i, page in
-                                   enumerate(tabs[:len(station.tabs)])))
+            zoomed = await asyncio.gather(*(load(i, page) for i, page in
+                                            enumerate(tabs[:len(station.tabs)])))
             if not station.tabs:  # no tab: one blank page stays
                 await station.load_page(tabs[0], "about:blank")
+        if any(zoomed):
+            with self.phases.span("browser: zoom put back"):
+                await _unzoom(station, [p for p, z in zip(tabs, zoomed, strict=False) if z])
         await tabs[0].bring_to_front()
         await station.tabs_reset(self.fresh)
 
@@ -180,6 +187,49 @@ async def _kept_tabs(station: Workstation, pages: list[Any]) -> tuple[list[Any],
         kept = [pages[0]]
         sessions = [await context.new_cdp_session(pages[0])]
     return kept, sessions
+
+
+async def _zoomed(page: Any) -> bool:
+    """Whether the browser shows ``page``'s site zoomed (the agent pressed Ctrl+plus: the
+    browser keeps it per site, and no page or CDP call can set it back)."""
+    try:
+        return bool(await page.evaluate("devicePixelRatio !== 1"))
+    except Exception:  # noqa: BLE001 - a page that did not load: nothing to say
+        return False
+
+
+async def _unzoom(station: Workstation, pages: list[Any]) -> None:
+    """Each zoomed site back to 100 % as a user does it: its tab in front, Ctrl+0 (the
+    attempt's trace is closed meanwhile)."""
+    from episodes.taskbar import BROWSER_CLASS
+    from episodes.workstation import activate_window
+
+    await asyncio.to_thread(activate_window, station.display.name, BROWSER_CLASS)
+    for page in pages:
+        if not await _zoomed(page):  # another tab of its site put it back
+            continue
+        await page.bring_to_front()
+        await asyncio.to_thread(_press, station.display.name, ("Control_L", "0"))
+        with contextlib.suppress(Exception):
+            await page.wait_for_function("devicePixelRatio === 1", timeout=2000)
+
+
+def _press(display_name: str, keys: tuple[str, ...]) -> None:
+    """``keys`` pressed together (XTest), then released in reverse order."""
+    from Xlib import XK, X
+    from Xlib import display as xdisplay
+    from Xlib.ext import xtest
+
+    conn = xdisplay.Display(display_name)
+    try:
+        codes = [conn.keysym_to_keycode(XK.string_to_keysym(key)) for key in keys]
+        for code in codes:
+            xtest.fake_input(conn, X.KeyPress, code)
+        for code in reversed(codes):
+            xtest.fake_input(conn, X.KeyRelease, code)
+        conn.sync()
+    finally:
+        conn.close()
 
 
 def pointer_home(display: Any) -> None:

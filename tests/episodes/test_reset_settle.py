@@ -84,13 +84,18 @@ def test_a_reset_leaves_nothing_of_the_attempt_and_the_settle_waits_for_an_anima
                                            "localStorage.length, document.cookie]")
                 assert left == [1, 0, 0, ""]
 
-            # the agent moves the first tab after the second (Ctrl+Shift+PageDown): what
-            # no page tells, the tab strip shows, and the tabs are made anew
+            # the agent zooms the Workspace (the browser keeps that per site) and moves its
+            # tab after the EHR's (Ctrl+Shift+PageDown): what no page tells, the tab strip
+            # shows, and the tabs are made anew
+            await asyncio.to_thread(_keys, episode, "ctrl+plus")
+            await first.wait_for_function("devicePixelRatio > 1", timeout=5000)
             await asyncio.to_thread(_keys, episode, "ctrl+shift+Next")
             await episode.reset()
             assert "browser: tabs made anew (the tab strip was not the start's)" in (
                 episode.reset_phases.as_dict())
             assert [page.url for page in context.pages] == landed
+            for page in context.pages:
+                assert await page.evaluate("devicePixelRatio") == 1
             await asyncio.to_thread(_keys, episode, "ctrl+2")
             shown = episode.workstation.page_for("ehr")
             await shown.wait_for_function("document.visibilityState === 'visible'",
