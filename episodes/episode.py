@@ -503,10 +503,19 @@ class Episode:
         try:
             if browser is not None:
                 await browser.stop()
-            await asyncio.gather(self._restore_files_and_stores(phases),
-                                 *([browser.clear()] if browser is not None else []))
-            await asyncio.gather(*([browser.load()] if browser is not None else []),
-                                 *(self._reset_app(app) for app in self.apps.values()))
+            restoring = asyncio.ensure_future(self._restore_files_and_stores(phases))
+
+            async def browser_reset() -> None:
+                if browser is not None:
+                    await browser.clear()
+                    await restoring
+                    await browser.load()
+
+            async def apps_reset() -> None:
+                await restoring
+                await asyncio.gather(*(self._reset_app(app) for app in self.apps.values()))
+
+            await asyncio.gather(restoring, browser_reset(), apps_reset())
         finally:
             if browser is not None:
                 await browser.close()

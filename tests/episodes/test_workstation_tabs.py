@@ -285,7 +285,7 @@ class _Steps:
         self.log.append("browser closed")
 
 
-def test_an_episode_stops_the_browser_before_it_restores_the_stores(tmp_path, monkeypatch):
+def test_an_episode_stops_the_browser_before_it_restores_the_stores_and_resets_its_apps(tmp_path, monkeypatch):
     from episodes import episode as episode_module
     from sandbox.catalog import load_catalog
 
@@ -294,6 +294,14 @@ def test_an_episode_stops_the_browser_before_it_restores_the_stores(tmp_path, mo
     ep.status = "running"
     ep.workstation = SimpleNamespace(reset_steps=lambda phases: _Steps(log),
                                      strip_as_at_start=lambda: True)
+
+    class _App:
+        system = "hyperspace"
+
+        async def reset(self, *_args):
+            log.append("app reset")
+
+    ep.apps = {"hyperspace": _App()}
 
     def restore(*_args):
         log.append("stores restored")
@@ -311,4 +319,6 @@ def test_an_episode_stops_the_browser_before_it_restores_the_stores(tmp_path, mo
     assert log.index("browser stopped") < log.index("stores restored")
     assert log.index("stores restored") < log.index("browser cleared")
     assert log.index("browser loaded") > log.index("stores restored")
+    # a published app resets once the stores are back, not after the browser's clearing
+    assert log.index("stores restored") < log.index("app reset") < log.index("browser cleared")
     assert log[-2:] == ["browser closed", "settled"]
