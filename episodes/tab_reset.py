@@ -5,8 +5,12 @@ paints the tab strip in software and starts a renderer per new tab), so a reset 
 task's own tabs and navigates them in place:
 
 1. the task's tabs that are still open in their order, in one window, are kept (the
-   agent's own tabs and windows are closed); their documents are frozen and their loads
-   stopped, so nothing of the attempt runs or lands while the state is cleared;
+   agent's own tabs and windows are closed) and sent to about:blank: once that commits,
+   the attempt's documents are gone, their scripts stopped and their loads cancelled, so
+   nothing of the attempt runs or lands while the state is cleared (freezing a page or
+   disabling its scripts instead is cheaper, but a page's timer then still writes storage
+   or cookies: freezing does not apply to a page Playwright keeps visible, and scripts
+   must run again before the next page commits);
 2. cookies, site storage, the cache and the downloads are cleared;
 3. every kept tab goes straight to where it landed at start and its back/forward history
    is dropped; a tab the agent closed is made again after the kept ones. The pointer goes
@@ -89,7 +93,7 @@ class BrowserReset:
         else:
             self.kept, self.sessions = await _kept_tabs(station, pages)
         with self.phases.span("browser: other pages closed, ours stopped"):
-            await asyncio.gather(*(_stop(session) for session in self.sessions),
+            await asyncio.gather(*(_stop(page) for page in self.kept),
                                  asyncio.to_thread(pointer_home, station.display),
                                  *(station.close_page(page) for page in pages
                                    if page not in self.kept))
@@ -249,12 +253,13 @@ def pointer_home(display: Any) -> None:
         conn.close()
 
 
-async def _stop(session: Any) -> None:
-    """The page's document frozen (no timer or task of it runs) and its loads stopped; a
-    navigation after brings a live document."""
-    with contextlib.suppress(Exception):  # a page that went away meanwhile
-        await session.send("Page.setWebLifecycleState", {"state": "frozen"})
-        await session.send("Page.stopLoading")
+async def _stop(page: Any) -> None:
+    """The page's document gone: once its navigation to about:blank commits, no script of
+    it runs any more and its loads are cancelled."""
+    try:
+        await page.goto("about:blank", wait_until="commit", timeout=15_000)
+    except Exception as exc:  # noqa: BLE001 - a page that went away meanwhile
+        log.warning("a tab did not go blank: %s", exc)
 
 
 async def _detach(session: Any) -> None:

@@ -30,6 +30,9 @@ ANIMATE = """() => {
   box.animate([{transform: 'translateX(0)'}, {transform: 'translateX(400px)'}],
               {duration: 1600, easing: 'steps(4)', fill: 'forwards'});
 }"""
+WRITING = """() => setInterval(() => {
+  localStorage.setItem('t', Date.now()); document.cookie = 't=' + Date.now();
+}, 5)"""
 RUNNING = "document.getAnimations().filter(a => a.playState === 'running').length"
 
 
@@ -65,8 +68,10 @@ def test_a_reset_leaves_nothing_of_the_attempt_and_the_settle_waits_for_an_anima
             await first.goto("http://emr.clinic.test/")
             await first.evaluate("sessionStorage.setItem('s', 'x'); localStorage.setItem("
                                  "'l', 'x'); document.cookie = 'c=x; max-age=999'")
+            # a page of the attempt that goes on writing: nothing of it may outlive the
+            # clearing (the tab is kept, its document is not)
+            await second.evaluate(WRITING)
             await (await context.new_page()).goto("http://workspace.local/folder/output")
-            await second.goto("http://emr.clinic.test/?page=2")
             # the pointer left on the second tab (its highlight and its card show)
             await asyncio.to_thread(_xdotool, episode, "mousemove", "380", "15")
             await asyncio.sleep(1.0)
