@@ -22,7 +22,9 @@ What the browser keeps of a tab that no page can tell — pinned, grouped, moved
 strip — shows in the tab strip and toolbar. The first settled screen of the episode gives
 their picture (:func:`strip_band`); when a reset's settled screen does not show the same,
 ``Episode.reset`` resets the browser once more with every tab made anew (``fresh``).
-Without that picture (the Citrix window in front at start), a reset keeps only the first
+Tabs made anew cannot be pinned, grouped or moved, so what still differs after that is the
+browser's own (its toolbar's download button after a download): the settled screen after
+a fresh reset becomes the picture later resets are compared with. Without that picture (the Citrix window in front at start), a reset keeps only the first
 tab and makes the others anew, as a start does.
 """
 

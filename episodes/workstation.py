@@ -138,6 +138,7 @@ class Workstation:
     _strip: Any = None
     _last_settled: Any = None
     _strip_check_due: bool = False
+    _strip_renewed: bool = False
     _launchers_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- geometry ------------------------------------------------------------------------
@@ -500,6 +501,9 @@ class Workstation:
 
     async def tabs_reset(self, fresh: bool) -> None:
         self._strip_check_due = not fresh and self.can_check_strip()
+        # tabs made anew cannot be pinned, grouped or moved: what still differs then is the
+        # browser's own (its download button...), and later resets compare with that
+        self._strip_renewed = fresh and self._strip is not None
         if self._receiver_started:
             # a desktop task starts with its published app in front and focused
             await self._receiver_to_front()
@@ -524,6 +528,9 @@ class Workstation:
                 return
             self.strip_rows = rows
             self._strip = strip_band(frame, rows)
+        elif self._strip_renewed:
+            self._strip = strip_band(frame, self.strip_rows)
+        self._strip_renewed = False
         self._last_settled = frame
 
     def strip_as_at_start(self) -> bool:

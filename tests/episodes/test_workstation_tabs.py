@@ -266,6 +266,27 @@ def test_the_tab_strip_check_ignores_faint_corners_but_not_a_changed_tab():
     assert strips_differ(reference, reference[:2]) > 0
 
 
+def _frame(level: int):
+    pixels = bytearray([level] * (8 * 4 * 4))
+    return SimpleNamespace(width=8, height=4, stride=32, pixels=pixels)
+
+
+def test_after_tabs_made_anew_the_tab_strip_is_compared_with_theirs(tmp_path):
+    # the browser's own part of the strip (its download button) survives tabs made anew:
+    # a reset after compares with that, not with the start's, and keeps its tabs
+    station, context, _agent = _attempt(tmp_path)
+    station.strip_rows = 2
+    station._strip = tab_reset.strip_band(_frame(200), 2)
+    asyncio.run(station.reset())
+    asyncio.run(station.note_settled(_frame(100)))
+    assert not station.strip_as_at_start()  # the Episode then makes the tabs anew
+    asyncio.run(station.reset(fresh=True))
+    asyncio.run(station.note_settled(_frame(100)))
+    asyncio.run(station.reset())
+    asyncio.run(station.note_settled(_frame(100)))
+    assert station.strip_as_at_start()
+
+
 # -- the episode's reset order -------------------------------------------------------------
 class _Steps:
     def __init__(self, log):
