@@ -87,6 +87,10 @@ class FrameSlot:
         self._closed = False
         self._async_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
         self._history: collections.deque[tuple[int, Rect]] = collections.deque(maxlen=64)
+        # Called by ``publish`` (on the capture thread) with (frame, tick): True when that
+        # consumer took the frame already (e.g. an encoder sent it as tiles) and its thread
+        # need not wake. Threads are woken unless every hook took the frame.
+        self._publish_hooks: list[Callable[[Frame, int], bool]] = []
 
     # -- writer side -----------------------------------------------------------------
     def publish(self, frame: Frame) -> None:
@@ -95,7 +99,24 @@ class FrameSlot:
             self._frame = frame
             self._history.append((frame.seq, frame.region))
             self._tick += 1
-            self._wake_locked()
+            tick, hooks = self._tick, self._publish_hooks
+            if not hooks:
+                self._wake_locked()
+                return
+            self._wake_async_locked()
+        taken = [hook(frame, tick) for hook in hooks]  # every hook sees every frame
+        if not all(taken):
+            with self._cond:
+                self._cond.notify_all()
+
+    def add_publish_hook(self, hook: Callable[[Frame, int], bool]) -> None:
+        """``hook(frame, tick)`` runs on every publish; see ``_publish_hooks``."""
+        with self._cond:
+            self._publish_hooks = [*self._publish_hooks, hook]
+
+    def remove_publish_hook(self, hook: Callable[[Frame, int], bool]) -> None:
+        with self._cond:
+            self._publish_hooks = [h for h in self._publish_hooks if h != hook]
 
     def heartbeat(self) -> None:
         """Re-announce the current picture (no change on screen)."""
@@ -113,6 +134,9 @@ class FrameSlot:
 
     def _wake_locked(self) -> None:
         self._cond.notify_all()
+        self._wake_async_locked()
+
+    def _wake_async_locked(self) -> None:
         waiters, self._async_waiters = self._async_waiters, []
         for loop, future in waiters:
             try:
