@@ -202,7 +202,7 @@ class InputInjector:
         with self._lock:
             for i in range(count):
                 if i:
-                    self._delivered()
+                    self._delivered(pause=True)
                     time.sleep(CLICK_GAP_S)
                 self._button(button, True)
                 self._button(button, False)
@@ -326,7 +326,7 @@ class InputInjector:
                 if shift_down:
                     self._key_code(self._keymap[SHIFT_L][0], False)
                 if delay_s:
-                    self._delivered()
+                    self._delivered(pause=True)
                     time.sleep(delay_s)
             self._delivered()
 
@@ -347,15 +347,15 @@ class InputInjector:
             for button in list(self._held_buttons):
                 self.button(button, False)
 
-    def _delivered(self) -> None:
+    def _delivered(self, pause: bool = False) -> None:
         """Wait until the server has processed everything sent so far (see the module
         docstring: a flush alone can leave events waiting in the server). Inside
-        ``batch()`` only a flush: the round trip comes once, at its end."""
+        ``batch()`` nothing, unless a pause follows (``pause``): the requests go out with
+        the round trip at its end, one write instead of one per call."""
+        if self._batch_depth and not pause:
+            return
         with _x_errors():
-            if self._batch_depth:
-                self._conn.flush()
-            else:
-                self._conn.sync()
+            self._conn.sync()
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[InputInjector]:

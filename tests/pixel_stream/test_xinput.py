@@ -107,3 +107,21 @@ def test_a_display_that_went_away_is_an_input_error():
 def test_no_display_is_an_input_error():
     with pytest.raises(InputError, match="cannot open display :12345"):
         InputInjector(":12345")
+
+
+def test_a_batch_goes_out_with_its_one_round_trip(bare_display, listener):
+    with InputInjector(bare_display.name) as inj:
+        calls: list[str] = []
+        for name in ("flush", "sync"):
+            real = getattr(inj._conn, name)
+            setattr(inj._conn, name, lambda real=real, name=name: (calls.append(name), real()))
+        with inj.batch():
+            keycode = inj.press_symbol(XK.string_to_keysym("a"))
+            inj.key_code(keycode, False)
+            inj.move(5, 5)
+        assert calls == ["sync"]
+        assert [kind for kind, _sym in _typed(listener)] == ["press", "release"]
+        calls.clear()
+        with inj.batch():
+            inj.click(1, count=2)  # the first click is processed before the gap
+        assert calls == ["sync", "sync"]
