@@ -83,23 +83,23 @@ class InputInjector:
         self.height = self._conn.height
         self._min_kc = self._conn.min_keycode
         self._max_kc = self._conn.max_keycode
-        try:
-            with _x_errors():
-                self._load_keymap()
-        except InputError:
-            self._conn.close()
-            raise
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keycode -> keysym
         self._held_keys: dict[int, int] = {}  # keycode -> press count
         self._held_buttons: set[int] = set()
         self._batch_depth = 0
         self._closed = False
-        # Key repeat belongs to the client (a browser repeats keydown itself). Left on, a
-        # press whose release is delayed by load or network becomes a burst of repeats.
-        with _x_errors():
-            self._autorepeat_was_on = self._conn.auto_repeat()
-            self._conn.set_auto_repeat(False)
-            self._conn.sync()
+        try:
+            with _x_errors():
+                self._load_keymap()
+                # Key repeat belongs to the client (a browser repeats keydown itself). Left
+                # on, a press whose release is delayed by load or network becomes a burst
+                # of repeats.
+                self._autorepeat_was_on = self._conn.auto_repeat()
+                self._conn.set_auto_repeat(False)
+                self._conn.sync()
+        except InputError:
+            self._conn.close()
+            raise
 
     # -- keymap ----------------------------------------------------------------------
     def _load_keymap(self) -> None:
