@@ -159,11 +159,18 @@ class FrameSlot:
             history = list(self._history)
         if not history or history[0][0] > seq + 1:
             return None
-        region: Rect | None = None
-        for frame_seq, rect in history:
-            if frame_seq > seq:
-                region = rect.union(region)
-        return region if region is not None else Rect(0, 0, 0, 0)
+        # the union in plain ints, newest first (this runs for every frame while typing,
+        # over up to the whole history)
+        x0 = y0 = 1 << 62
+        x1 = y1 = -(1 << 62)
+        for frame_seq, rect in reversed(history):
+            if frame_seq <= seq:
+                break
+            x0, y0 = min(x0, rect.x), min(y0, rect.y)
+            x1, y1 = max(x1, rect.x + rect.width), max(y1, rect.y + rect.height)
+        if x0 > x1:
+            return Rect(0, 0, 0, 0)
+        return Rect(x0, y0, x1 - x0, y1 - y0)
 
     def damage_log(self, after_seq: int) -> list[tuple[int, Rect]] | None:
         """Each frame's own damaged region, for the frames after ``after_seq`` up to the
