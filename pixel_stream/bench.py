@@ -342,11 +342,7 @@ def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
         out["typing_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        try:
-            wait_until(lambda: bed.board().get("text") == text, 10, "the typed text", 0.05)
-            out["typing_delivered"] = True
-        except TimeoutError:
-            out["typing_delivered"] = False
+        out.update(_delivered(bed, text, ""))
         if cfg.only != "typing":
             out.update(_clicks_summary("", _click_trials(page, "oursClicks", bed, cfg)))
     finally:
@@ -368,6 +364,18 @@ def _server_counts(bed: TestBed) -> dict[str, int]:
             "frames_by_tiles": sum(f.get("frames_by_tiles", 0) for f in feeds),
             "tiles": lossless.get("tiles", 0), "tile_bytes": lossless.get("tile_bytes", 0),
             "tile_messages": lossless.get("messages", 0)}
+
+
+def _delivered(bed: TestBed, text: str, prefix: str, timeout: float = 10.0
+               ) -> dict[str, Any]:
+    """Whether the typed text arrived in the app (``{prefix}typing_delivered``); when it
+    did not, what the app has instead (``{prefix}typing_text_seen``)."""
+    try:
+        wait_until(lambda: bed.board().get("text") == text, timeout, "the typed text", 0.05)
+        return {f"{prefix}typing_delivered": True}
+    except TimeoutError:
+        return {f"{prefix}typing_delivered": False,
+                f"{prefix}typing_text_seen": bed.board().get("text")}
 
 
 def _typing_text(cfg: BenchConfig) -> str:
@@ -499,11 +507,7 @@ def bench_novnc_viewer(bed: TestBed, peer: VncPeer, browser, cfg: BenchConfig) -
         out["novnc_typing_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.novncBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        try:
-            wait_until(lambda: bed.board().get("text") == text, 10, "the typed text", 0.05)
-            out["novnc_typing_delivered"] = True
-        except TimeoutError:
-            out["novnc_typing_delivered"] = False
+        out.update(_delivered(bed, text, "novnc_"))
         if cfg.only != "typing":
             out.update(_clicks_summary("novnc_", _click_trials(page, "novncClicks", bed, cfg)))
     finally:

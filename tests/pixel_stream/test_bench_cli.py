@@ -35,3 +35,18 @@ def test_cpu_meter_keeps_the_cpu_seconds(monkeypatch):
     meter.start()
     meter.stop()
     assert meter.cpu_s == pytest.approx(0.25)
+
+
+def test_typing_that_did_not_arrive_says_what_the_app_has():
+    from pixel_stream.bench import _delivered
+
+    class Bed:
+        def __init__(self, text):
+            self.text = text
+
+        def board(self):
+            return {"text": self.text}
+
+    assert _delivered(Bed("abc"), "abc", "novnc_") == {"novnc_typing_delivered": True}
+    assert _delivered(Bed("abbc"), "abc", "novnc_", timeout=0.1) == {
+        "novnc_typing_delivered": False, "novnc_typing_text_seen": "abbc"}
