@@ -101,14 +101,15 @@ async def _first_screens(spec: TaskSpec, runs: int, workdir: Path, keep_dir: Pat
     failures: list[str] = []
     first: np.ndarray | None = None
     settle_s: list[float] = []
-    forked: list[int] = []  # the runs whose portal or apps were forked
+    forked: list[int] = []  # the runs whose portal, apps and taskbar were all forked
     for i in range(runs):
         episode = Episode(spec, run_dir=workdir / f"{spec.alias}-identity-{i}")
         forkserver.use(server if i in forked_runs else None)
         try:
             await episode.start()
-            processes = [episode.portal, *(a.process for a in episode.apps.values())]
-            if any(isinstance(p, forkserver.ForkedProcess) for p in processes):
+            processes = [episode.portal, *(a.process for a in episode.apps.values()),
+                         *(episode.workstation.processes() if episode.workstation else [])]
+            if all(isinstance(p, forkserver.ForkedProcess) for p in processes):
                 forked.append(i)
             frame = await episode.session.capture.fresh_frame()
             screen = rgb(frame)

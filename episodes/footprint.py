@@ -117,8 +117,10 @@ def classify(argv: list[str], comm: str = "") -> str:
         return "confinement launcher"
     module = _python_module(argv)
     if module == "episodes.forkserver":  # the server, or a child named by its request
-        if comm == "portal_web" or comm.endswith(" app"):
-            return "portal_web" if comm == "portal_web" else "desktop app"
+        if comm in ("portal_web", "taskbar"):
+            return comm
+        if comm.endswith(" app"):
+            return "desktop app"
         return "fork server"
     if module == "episodes.taskbar":
         return "taskbar"

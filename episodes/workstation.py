@@ -61,6 +61,9 @@ TAB_SITES = ("workspace", "ehr", "acme", "epa", "fax", "regulator")
 # groups...) and took 5-10 times as long. Cookies are cleared for the whole context.
 CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,websql,service_workers,"
                    "cache_storage,shared_storage,storage_buckets")
+# what the taskbar imports before it shows (a fork server imports them ahead)
+TASKBAR_WARM_IMPORTS = ("PySide6.QtWidgets", "Xlib.display", "Xlib.protocol.event",
+                        "sandbox.clock", "episodes.taskbar")
 # how long the tab browser's start waits for the pages it opened for the tabs to commit
 STARTUP_PAGES_S = 10.0
 TAB_TITLES = {"workspace": "Workspace", "ehr": "EHR", "acme": "Acme Health",
@@ -271,13 +274,17 @@ class Workstation:
         (self.home / ".config" / "gtk-3.0" / "bookmarks").write_text("\n".join(bookmarks) + "\n")
 
     def _start_taskbar(self):
-        from pixel_stream.procs import ManagedProcess
+        """``python -m episodes.taskbar``, told to go at once (through ``prestart``: with a
+        fork server in use, it is forked from there with Qt imported already)."""
+        from episodes import prestart
 
-        return ManagedProcess(
+        process, go = prestart.spawn(
             [sys.executable, "-m", "episodes.taskbar",
              "--clock", str(self.clock_path), "--height", str(TASKBAR_HEIGHT)],
-            name="taskbar", env=self.environment(), log_path=self.logs_dir / "taskbar.log",
-        ).start()
+            TASKBAR_WARM_IMPORTS, name="taskbar", env=self.environment(),
+            log_path=self.logs_dir / "taskbar.log")
+        prestart.go(go)
+        return process
 
     def _span(self, name: str) -> contextlib.AbstractContextManager[None]:
         return self.phases.span(name) if self.phases is not None else contextlib.nullcontext()

@@ -172,6 +172,7 @@ def test_footprint_names_a_fork_servers_children_by_their_process_name():
     assert footprint.classify(server, "python") == "fork server"
     assert footprint.classify(server, "portal_web") == "portal_web"
     assert footprint.classify(server, "hyperspace app") == "desktop app"
+    assert footprint.classify(server, "taskbar") == "taskbar"
 
 
 def test_footprint_names_the_hosts_threads():
