@@ -168,22 +168,24 @@ async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path, label: str = "c
     for i in range(runs):
         shared = driver_pid() is not None
         episode = Episode(spec, run_dir=workdir / f"{spec.alias}-{label}-{i}")
+        # the CPU window's readings of /proc are taken outside the start's wall time
         window = Window(lambda episode=episode: bench_starts.start_pids(episode))
-        started = time.perf_counter()
         try:
             with window:
+                started = time.perf_counter()
                 await episode.start()
+                elapsed, ready = time.perf_counter() - started, time.monotonic()
         except EpisodeError as exc:
             failed.append({"run": i, "status": "failed", "error": str(exc),
                            "after_s": round(time.perf_counter() - started, 3)})
             _say(f"  start {i + 1}/{runs} of {spec.alias} failed: {exc}")
             await episode.stop()
             continue
-        starts.append(time.perf_counter() - started)
+        starts.append(elapsed)
         cpu.append(bench_starts.cpu_by_kind(window))
         if not shared:
             firsts.append(starts[-1])
-        first = await _first_settled(episode)
+        first = await _first_settled(episode, ready)
         if first is not None:
             settled.append(first)
         if getattr(episode, "phases", None) is not None:
@@ -205,7 +207,7 @@ async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path, label: str = "c
             "starts": f"{len(starts)}/{runs}", "failed_starts": failed}
 
 
-async def _first_settled(episode: Any) -> float | None:
+async def _first_settled(episode: Any, ready: float | None = None) -> float | None:
     """Seconds from the beginning of the start to the last change of the workstation's
     screen before it stayed still for ``SETTLED_QUIET_MS`` (the first screenshot an agent
     can trust); recorded as the phase "first settled screenshot" (start ready -> settled)."""
@@ -214,7 +216,7 @@ async def _first_settled(episode: Any) -> float | None:
     if getattr(episode, "session", None) is None:
         return None  # nothing on screen to wait for
     capture = episode.session.capture
-    ready = time.monotonic()
+    ready = time.monotonic() if ready is None else ready  # when start() returned
     await wait_for_quiet(capture, ready, 0, SETTLED_QUIET_MS, 15_000)
     settled_at = max(ready, capture.last_damage_at)
     episode.phases.add("first settled screenshot", ready, settled_at)
