@@ -374,7 +374,7 @@ def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int | None,
             results[kind] = {"skipped": f"none of {', '.join(candidates)} has all its apps"}
             continue
         _say(f"episodes: {kind} task {spec.alias}: {runs} cold starts, {runs} resets")
-        entry = {"task": spec.alias}
+        entry: dict[str, Any] = {"task": spec.alias}
         entry.update(asyncio.run(_cold_starts(spec, runs, workdir)))
         _say(f"episodes: {kind} task {spec.alias}: {runs} starts from a warm pool")
         entry["warm_pool"] = asyncio.run(bench_starts.warm_pool_starts(spec, runs, workdir,
