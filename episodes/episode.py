@@ -510,22 +510,51 @@ class Episode:
             await self._close_trace()
         with phases.span("attempt archived"):
             await asyncio.to_thread(self._archive_attempt)
-        with phases.span("stores and files restored"):
-            await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant,
-                                    self.run_dir)
-        resets = [self.workstation.reset(phases)] if self.workstation else []
-        resets += [self._reset_app(app) for app in self.apps.values()]
-        await asyncio.gather(*resets)
+        # the browser's tabs stopped first (nothing of the attempt reaches the stores
+        # after they are restored), its state cleared beside the restoring
+        browser = self.workstation.reset_steps(phases) if self.workstation else None
+        try:
+            if browser is not None:
+                await browser.stop()
+            restoring = asyncio.ensure_future(self._restore_files_and_stores(phases))
+
+            async def browser_reset() -> None:
+                if browser is not None:
+                    await browser.clear()
+                    await restoring
+                    await browser.load()
+
+            async def apps_reset() -> None:
+                await restoring
+                await asyncio.gather(*(self._reset_app(app) for app in self.apps.values()))
+
+            await asyncio.gather(restoring, browser_reset(), apps_reset())
+        finally:
+            if browser is not None:
+                await browser.close()
         with phases.span("trace opened"):
             await self._open_trace()
         self.last_reset_s = time.monotonic() - started
         with phases.span("screen settled"):
             self.settled = await settle_workstation(self)
+        if self.workstation is not None and not self.workstation.strip_as_at_start():
+            # a tab pinned, grouped or moved: the tabs are made anew (episodes.tab_reset)
+            again = time.monotonic()
+            with phases.span("browser: tabs made anew (the tab strip was not the start's)"):
+                await self.workstation.reset(phases, fresh=True)
+            self.last_reset_s += time.monotonic() - again
+            with phases.span("screen settled again"):
+                self.settled = await settle_workstation(self)
         self.last_reset_settled_s = time.monotonic() - started
         self.started_at = time.monotonic()
         if self.status == "finished":
             self._set_status("running")
         return self.last_reset_s
+
+    async def _restore_files_and_stores(self, phases: Phases) -> None:
+        with phases.span("stores and files restored"):
+            await asyncio.to_thread(reset_files_and_stores, self.spec, self.variant,
+                                    self.run_dir)
 
     async def _reset_app(self, app: PublishedApp) -> None:
         with self.reset_phases.span(f"{app.system} app reset"):

@@ -81,6 +81,9 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
                     "default_content_setting_values": {"notifications": 2, "geolocation": 2,
                                                        "media_stream": 2}},
         "credentials_enable_service": False,
+        # no browsing history kept: nothing of an attempt in the omnibox's suggestions or
+        # in the colour of a visited link after a reset (back/forward works without it)
+        "history": {"saving_disabled": True},
         "autofill": {"profile_enabled": False, "credit_card_enabled": False},
         "translate": {"enabled": False},
         "browser": {"has_seen_welcome_page": True, "check_default_browser": False,

@@ -109,6 +109,8 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                                      remaining_ms)
         if quiet.timed_out:
             report["timed_out"].append("workstation")
+        elif hasattr(workstation, "note_settled"):
+            await workstation.note_settled(quiet.frame)  # its tab strip (tab_reset)
     report["settle_s"] = round(time.monotonic() - started, 3)
     if report["timed_out"]:
         log.warning("episode %s: the screen did not settle within %.0f s (%s)",

@@ -35,6 +35,7 @@ from episodes.lockdown import (
     prepare_profile,
 )
 from episodes.phases import Phases
+from episodes.tab_reset import BrowserReset, reset_browser, strip_band, strips_differ
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT
 from pixel_stream.xprops import whole_property
 from portal_web.settings import DEFAULT_HOSTS
@@ -56,11 +57,6 @@ SYSTEM_SITES: dict[str, tuple[str, ...]] = {
 }
 # sites that open as a browser tab at start, in tab order (APIs and the DME portal do not)
 TAB_SITES = ("workspace", "ehr", "acme", "epa", "fax", "regulator")
-# what reset clears of each sandbox origin (CDP Storage.clearDataForOrigin): every kind a
-# page can write; "all" also clears caches no page of ours fills (shader cache, interest
-# groups...) and took 5-10 times as long. Cookies are cleared for the whole context.
-CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,websql,service_workers,"
-                   "cache_storage,shared_storage,storage_buckets")
 # what the taskbar imports before it shows (a fork server imports them ahead)
 TASKBAR_WARM_IMPORTS = ("PySide6.QtWidgets", "Xlib.display", "Xlib.protocol.event",
                         "sandbox.clock", "episodes.taskbar")
@@ -141,6 +137,13 @@ class Workstation:
     # where each tab's site landed at start (its redirects followed): a reset loads it
     _landing: dict[str, str] = field(default_factory=dict)
     _launchers: dict[str, str] = field(default_factory=dict)
+    # rows of the tab strip and toolbar at the top of the maximized browser (a reset
+    # checks them against the start's picture, episodes.tab_reset)
+    strip_rows: int = 0
+    _strip: Any = None
+    _last_settled: Any = None
+    _strip_check_due: bool = False
+    _strip_renewed: bool = False
     _launchers_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- geometry ------------------------------------------------------------------------
@@ -484,15 +487,6 @@ class Workstation:
         self.tabs_changed_at = time.monotonic()
 
     @staticmethod
-    async def _blank(page: Any) -> None:
-        """``page`` on about:blank: once that navigation commits, the document it showed is
-        gone (its scripts stopped, its requests cancelled)."""
-        try:
-            await page.goto("about:blank", wait_until="commit", timeout=15_000)
-        except Exception as exc:  # noqa: BLE001 - a page that went away meanwhile
-            log.warning("the first tab did not go blank: %s", exc)
-
-    @staticmethod
     async def _load(page: Any, url: str, reuse: bool = False) -> None:
         """``url`` in ``page``; with ``reuse``, a page already on that site (the browser's
         start page is the first tab's) is waited for rather than loaded again."""
@@ -504,56 +498,86 @@ class Workstation:
         except Exception as exc:  # noqa: BLE001 - a site that is not built yet
             log.warning("tab %s did not load: %s", url, exc)
 
-    async def reset(self, phases: Phases | None = None) -> None:
-        """Back to the start screen: the pages the agent opened closed and the first one
-        blank (nothing of the attempt runs while the state is cleared), then no cookies,
-        site storage, cache or downloads, then the task's tabs (the first page reused with
-        its back/forward history dropped, the others new: made blank beside the clearing,
-        so only the loads remain after it)."""
-        phases = phases or Phases()
-        pages = list(self.context.pages)
-        first = pages[0] if pages else await self._new_page()
-        session = await self.context.new_cdp_session(first)
+    async def reset(self, phases: Phases | None = None, fresh: bool = False) -> None:
+        """Back to the start's tabs, nothing of the attempt left in the browser
+        (:mod:`episodes.tab_reset`); ``fresh``: every tab made anew."""
+        await reset_browser(self, phases, fresh=fresh)
 
-        async def new_pages() -> list[Any]:
-            # one after the other: the tab strip keeps the order they were asked in
-            with phases.span("browser: new pages made (beside the clearing)"):
-                return [await self._new_page() for _ in range(len(self.tabs) - 1)]
+    def reset_steps(self, phases: Phases | None = None) -> BrowserReset:
+        """The same reset in steps, for the episode to restore its stores beside them."""
+        return BrowserReset(self, phases)
 
-        made: asyncio.Future | None = None
-        try:
-            with phases.span("browser: other pages closed, first one blank"):
-                await asyncio.gather(self._blank(first),
-                                     *(self._close(page) for page in pages[1:]))
-            # the new tabs once the others are closed (the tab strip goes the way a start
-            # goes: one tab, then the task's), made blank beside the clearing
-            made = asyncio.ensure_future(new_pages())
-            with phases.span("browser: cookies, storage, cache cleared"):
-                await asyncio.gather(
-                    self.context.clear_cookies(),
-                    session.send("Network.clearBrowserCache"),
-                    *(session.send("Storage.clearDataForOrigin", {
-                        "origin": f"http://{host}", "storageTypes": CLEARED_STORAGE})
-                      for host in self.hosts))
-                for path in self.downloads.glob("*"):
-                    if path.is_file():
-                        path.unlink()
-            others = await made
+    # -- what the reset (episodes.tab_reset) works with ----------------------------------
+    def tab_pages(self) -> list[Any]:
+        """The pages opened for the task's tabs, in tab order (closed ones too)."""
+        return [self._pages_by_site[t.site] for t in self.tabs if t.site in self._pages_by_site]
 
-            async def drop_history() -> None:
-                with phases.span("browser: first tab's history dropped"):
-                    await session.send("Page.resetNavigationHistory")
+    def set_tab_pages(self, pages: list[Any]) -> None:
+        self._pages_by_site = {tab.site: page
+                               for tab, page in zip(self.tabs, pages, strict=False)}
 
-            with phases.span("browser: tabs loaded"):
-                await self.open_tabs([first, *others], first_loaded=drop_history)
-        finally:
-            if made is not None and not made.done():
-                made.cancel()
-            if made is not None:
-                with contextlib.suppress(BaseException):
-                    await made
-            # not waited for: the session is of no further use
-            asyncio.ensure_future(_detach(session))
+    def landing(self, tab: BrowserTab) -> str:
+        """Where ``tab`` landed at start (its redirects followed): a reset goes straight
+        there (the same page: the state it depends on was just put back)."""
+        return self._landing.get(tab.site, tab.url)
+
+    async def new_page(self) -> Any:
+        return await self._new_page()
+
+    async def close_page(self, page: Any) -> None:
+        await self._close(page)
+
+    async def load_page(self, page: Any, url: str) -> None:
+        await self._load(page, url)
+
+    def tabs_resetting(self) -> None:
+        self._last_settled = None
+
+    async def tabs_reset(self, fresh: bool) -> None:
+        self._strip_check_due = not fresh and self.can_check_strip()
+        # tabs made anew cannot be pinned, grouped or moved: what still differs then is the
+        # browser's own (its download button...), and later resets compare with that
+        self._strip_renewed = fresh and self._strip is not None
+        if self._receiver_started:
+            # a desktop task starts with its published app in front and focused
+            await self._receiver_to_front()
+
+    def can_check_strip(self) -> bool:
+        """Whether a reset's tab strip can be checked against the start's picture (the
+        browser is the window in front and that picture was taken)."""
+        return self._strip is not None and not self._receiver_started
+
+    async def note_settled(self, frame: Any) -> None:
+        """A settled screen (episodes.settle): the first one with the browser in front
+        gives the picture of the start's tab strip and toolbar, a reset's is checked
+        against it."""
+        if self._receiver_started or self.context is None or not self.tabs:
+            return
+        if self._strip is None:
+            try:  # the browser's own rows above its pages
+                rows = await self.tab_pages()[0].evaluate("outerHeight - innerHeight")
+            except Exception:  # noqa: BLE001 - no page to ask: no picture, no check
+                return
+            if not 0 < rows < frame.height:
+                return
+            self.strip_rows = rows
+            self._strip = strip_band(frame, rows)
+        elif self._strip_renewed:
+            self._strip = strip_band(frame, self.strip_rows)
+        self._strip_renewed = False
+        self._last_settled = frame
+
+    def strip_as_at_start(self) -> bool:
+        """False when the last reset kept the tabs and its settled screen's tab strip and
+        toolbar differ from the start's (a tab pinned, grouped or moved...)."""
+        if not self._strip_check_due or self._last_settled is None or self._strip is None:
+            return True
+        self._strip_check_due = False
+        changed = strips_differ(self._strip, strip_band(self._last_settled, self.strip_rows))
+        if changed:
+            log.info("the tab strip after a reset differs from the start's in %d pixels: "
+                     "the tabs are made anew", changed)
+        return changed == 0
 
     def page_for(self, site: str):
         """The tab opened for ``site`` at start (it may have navigated since)."""
@@ -606,11 +630,6 @@ def _close_when_launched(launch: asyncio.Future) -> None:
 async def _close_quietly(context: Any) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(context.close(), 10)
-
-
-async def _detach(session: Any) -> None:
-    with contextlib.suppress(Exception):
-        await session.detach()
 
 
 def _origin(url: str) -> str:

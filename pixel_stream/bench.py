@@ -1,6 +1,9 @@
 """Benchmark: our pixel session against x11vnc + noVNC, same display, same app, same run.
 
-    python -m pixel_stream.bench [--quick] [--json] [--out results.json]
+    python -m pixel_stream.bench [--quick] [--json] [--out results.json] [--only typing]
+
+``--only typing`` runs the viewers' idle and typing figures only (ours, then the peer's,
+the same way), for comparing typing CPU before and after a change in a minute.
 
 One 1280x800 Xvfb display runs the PatchBoard test app (``pixel_stream.testapp``). Our
 session server runs as its own process (``python -m pixel_stream serve``) so its CPU time
@@ -87,6 +90,7 @@ class BenchConfig:
     quiet_ms: float = 100.0
     novnc: bool = True
     seed: int = 7
+    only: str | None = None  # "typing": the viewers' idle and typing figures only
 
     @classmethod
     def quick_config(cls, novnc: bool = True) -> BenchConfig:
@@ -144,6 +148,7 @@ class CpuMeter:
         self.pgids = pgids
         self._cpu0 = 0.0
         self._t0 = 0.0
+        self.cpu_s = 0.0  # CPU seconds between the last start() and stop()
 
     def start(self) -> None:
         self._cpu0 = group_cpu_seconds(self.pgids)
@@ -151,7 +156,8 @@ class CpuMeter:
 
     def stop(self) -> float:
         elapsed = time.monotonic() - self._t0
-        return 100.0 * (group_cpu_seconds(self.pgids) - self._cpu0) / max(elapsed, 1e-6)
+        self.cpu_s = group_cpu_seconds(self.pgids) - self._cpu0
+        return 100.0 * self.cpu_s / max(elapsed, 1e-6)
 
 
 def free_port() -> int:
@@ -329,18 +335,16 @@ def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
         t0 = time.monotonic()
         page.evaluate("([t, r]) => pixelBench.oursType(t, r)", [text, cfg.typing_rate])
         out["typing_cpu_pct"] = _r(meter.stop())
+        out["typing_cpu_ms_per_key"] = _r(1000 * meter.cpu_s / len(text), 3)
         after = _server_counts(bed)
         # how the typed changes went out: video frames, changes sent as tiles only, tiles
         out.update({f"typing_{k}": after[k] - before[k] for k in after})
         out["typing_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        try:
-            wait_until(lambda: bed.board().get("text") == text, 10, "the typed text", 0.05)
-            out["typing_delivered"] = True
-        except TimeoutError:
-            out["typing_delivered"] = False
-        out.update(_clicks_summary("", _click_trials(page, "oursClicks", bed, cfg)))
+        out.update(_delivered(bed, text, ""))
+        if cfg.only != "typing":
+            out.update(_clicks_summary("", _click_trials(page, "oursClicks", bed, cfg)))
     finally:
         page.close()
     return out
@@ -360,6 +364,18 @@ def _server_counts(bed: TestBed) -> dict[str, int]:
             "frames_by_tiles": sum(f.get("frames_by_tiles", 0) for f in feeds),
             "tiles": lossless.get("tiles", 0), "tile_bytes": lossless.get("tile_bytes", 0),
             "tile_messages": lossless.get("messages", 0)}
+
+
+def _delivered(bed: TestBed, text: str, prefix: str, timeout: float = 10.0
+               ) -> dict[str, Any]:
+    """Whether the typed text arrived in the app (``{prefix}typing_delivered``); when it
+    did not, what the app has instead (``{prefix}typing_text_seen``)."""
+    try:
+        wait_until(lambda: bed.board().get("text") == text, timeout, "the typed text", 0.05)
+        return {f"{prefix}typing_delivered": True}
+    except TimeoutError:
+        return {f"{prefix}typing_delivered": False,
+                f"{prefix}typing_text_seen": bed.board().get("text")}
 
 
 def _typing_text(cfg: BenchConfig) -> str:
@@ -487,10 +503,13 @@ def bench_novnc_viewer(bed: TestBed, peer: VncPeer, browser, cfg: BenchConfig) -
         t0 = time.monotonic()
         page.evaluate("([t, r]) => pixelBench.novncType(t, r)", [text, cfg.typing_rate])
         out["novnc_typing_cpu_pct"] = _r(meter.stop())
+        out["novnc_typing_cpu_ms_per_key"] = _r(1000 * meter.cpu_s / len(text), 3)
         out["novnc_typing_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.novncBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        out.update(_clicks_summary("novnc_", _click_trials(page, "novncClicks", bed, cfg)))
+        out.update(_delivered(bed, text, "novnc_"))
+        if cfg.only != "typing":
+            out.update(_clicks_summary("novnc_", _click_trials(page, "novncClicks", bed, cfg)))
     finally:
         page.close()
         pages.close()
@@ -554,8 +573,9 @@ def run_bench(cfg: BenchConfig, progress=print) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="pixel-bench-"))
     try:
         with TestBed(workdir) as bed, sync_playwright() as pw:
-            progress("agent API ...")
-            results.update(bench_agent_api(bed, cfg))
+            if cfg.only != "typing":
+                progress("agent API ...")
+                results.update(bench_agent_api(bed, cfg))
             browser = pw.chromium.launch(
                 executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
             )
@@ -567,10 +587,12 @@ def run_bench(cfg: BenchConfig, progress=print) -> dict[str, Any]:
                     with VncPeer(bed) as peer:
                         progress("x11vnc + noVNC viewer ...")
                         results.update(bench_novnc_viewer(bed, peer, browser, cfg))
-                        progress("x11vnc as an agent sees it ...")
-                        results.update(bench_vnc_agent(bed, peer, cfg))
-                progress("build to lossless (receiver window on a second display) ...")
-                results.update(run_lossless(bed, cfg, pw))
+                        if cfg.only != "typing":
+                            progress("x11vnc as an agent sees it ...")
+                            results.update(bench_vnc_agent(bed, peer, cfg))
+                if cfg.only != "typing":
+                    progress("build to lossless (receiver window on a second display) ...")
+                    results.update(run_lossless(bed, cfg, pw))
             finally:
                 browser.close()
     finally:
@@ -582,6 +604,8 @@ def run_bench(cfg: BenchConfig, progress=print) -> dict[str, Any]:
     targets = {}
     for key, (op, limit) in {**TARGETS, **LOSSLESS_TARGETS}.items():
         value = results.get(key)
+        if value is None and cfg.only:
+            continue  # not measured in this run
         targets[key] = {"target": f"{op} {limit:g}", "value": value,
                         "met": value is not None and value <= limit}
     for key in PEER_TARGETS:
@@ -596,6 +620,12 @@ def run_bench(cfg: BenchConfig, progress=print) -> dict[str, Any]:
             "target": "< noVNC", "value": ours, "novnc": theirs,
             "met": ours is not None and theirs is not None and ours < theirs,
         }
+    if cfg.only:
+        targets = {k: v for k, v in targets.items() if v["value"] is not None}
+        results["only"] = cfg.only
+        results["targets"] = targets
+        results["bench_seconds"] = round(time.monotonic() - started, 1)
+        return results
     targets["settled_identical"] = {"target": "true", "value": results.get("settled_identical"),
                                     "met": results.get("settled_identical") is True}
     results["targets"] = targets
@@ -619,6 +649,8 @@ def format_table(results: dict[str, Any]) -> str:
         return f"{value:,.2f}" if isinstance(value, float) else str(value)
 
     for name in names:
+        if results.get(name) is None and results.get("novnc_" + name) is None:
+            continue  # not measured in this run (--only)
         target = targets.get(name)
         mark = ""
         if target:
@@ -641,12 +673,16 @@ def format_table(results: dict[str, Any]) -> str:
         f"act_and_observe quiet {results.get('act_observe_quiet_ms')} ms; "
         f"{results.get('bench_seconds')} s"
     )
-    lines.append(format_lossless(results))
+    if results.get("typing_cpu_ms_per_key") is not None:
+        lines.append(f"typing CPU per key: ours {results['typing_cpu_ms_per_key']} ms, noVNC "
+                     f"{results.get('novnc_typing_cpu_ms_per_key')} ms")
+    if not results.get("only"):
+        lines.append(format_lossless(results))
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; prints a table (and the JSON with ``--json``). Returns 0 on success."""
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, BenchConfig]:
+    """The command line and the configuration it asks for."""
     parser = argparse.ArgumentParser(prog="python -m pixel_stream.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer trials; under a minute")
@@ -654,11 +690,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the JSON results to this file")
     parser.add_argument("--trials", type=int, help="input-to-photon trials per system")
     parser.add_argument("--no-novnc", action="store_true", help="skip the x11vnc+noVNC peer")
+    parser.add_argument("--only", choices=["typing"],
+                        help="typing: only the viewers' idle and typing figures (ours and "
+                             "the peer's)")
     args = parser.parse_args(argv)
     cfg = BenchConfig.quick_config() if args.quick else BenchConfig()
-    if args.trials or args.no_novnc:
-        cfg = BenchConfig(**{**cfg.__dict__, **({"trials": args.trials} if args.trials else {}),
-                             "novnc": not args.no_novnc})
+    overrides: dict[str, Any] = {"novnc": not args.no_novnc, "only": args.only}
+    if args.trials:
+        overrides["trials"] = args.trials
+    return args, BenchConfig(**{**cfg.__dict__, **overrides})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; prints a table (and the JSON with ``--json``). Returns 0 on success."""
+    args, cfg = parse_args(argv)
     try:
         results = run_bench(cfg, progress=lambda m: print(m, file=sys.stderr, flush=True))
     except BenchError as exc:

@@ -87,6 +87,10 @@ class FrameSlot:
         self._closed = False
         self._async_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
         self._history: collections.deque[tuple[int, Rect]] = collections.deque(maxlen=64)
+        # Called by ``publish`` (on the capture thread) with (frame, tick): True when that
+        # consumer took the frame already (e.g. an encoder sent it as tiles) and its thread
+        # need not wake. Threads are woken unless every hook took the frame.
+        self._publish_hooks: list[Callable[[Frame, int], bool]] = []
 
     # -- writer side -----------------------------------------------------------------
     def publish(self, frame: Frame) -> None:
@@ -95,7 +99,24 @@ class FrameSlot:
             self._frame = frame
             self._history.append((frame.seq, frame.region))
             self._tick += 1
-            self._wake_locked()
+            tick, hooks = self._tick, self._publish_hooks
+            if not hooks:
+                self._wake_locked()
+                return
+            self._wake_async_locked()
+        taken = [hook(frame, tick) for hook in hooks]  # every hook sees every frame
+        if not all(taken):
+            with self._cond:
+                self._cond.notify_all()
+
+    def add_publish_hook(self, hook: Callable[[Frame, int], bool]) -> None:
+        """``hook(frame, tick)`` runs on every publish; see ``_publish_hooks``."""
+        with self._cond:
+            self._publish_hooks = [*self._publish_hooks, hook]
+
+    def remove_publish_hook(self, hook: Callable[[Frame, int], bool]) -> None:
+        with self._cond:
+            self._publish_hooks = [h for h in self._publish_hooks if h != hook]
 
     def heartbeat(self) -> None:
         """Re-announce the current picture (no change on screen)."""
@@ -113,6 +134,9 @@ class FrameSlot:
 
     def _wake_locked(self) -> None:
         self._cond.notify_all()
+        self._wake_async_locked()
+
+    def _wake_async_locked(self) -> None:
         waiters, self._async_waiters = self._async_waiters, []
         for loop, future in waiters:
             try:
@@ -135,11 +159,18 @@ class FrameSlot:
             history = list(self._history)
         if not history or history[0][0] > seq + 1:
             return None
-        region: Rect | None = None
-        for frame_seq, rect in history:
-            if frame_seq > seq:
-                region = rect.union(region)
-        return region if region is not None else Rect(0, 0, 0, 0)
+        # the union in plain ints, newest first (this runs for every frame while typing,
+        # over up to the whole history)
+        x0 = y0 = 1 << 62
+        x1 = y1 = -(1 << 62)
+        for frame_seq, rect in reversed(history):
+            if frame_seq <= seq:
+                break
+            x0, y0 = min(x0, rect.x), min(y0, rect.y)
+            x1, y1 = max(x1, rect.x + rect.width), max(y1, rect.y + rect.height)
+        if x0 > x1:
+            return Rect(0, 0, 0, 0)
+        return Rect(x0, y0, x1 - x0, y1 - y0)
 
     def damage_log(self, after_seq: int) -> list[tuple[int, Rect]] | None:
         """Each frame's own damaged region, for the frames after ``after_seq`` up to the

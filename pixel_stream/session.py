@@ -434,16 +434,16 @@ class PixelSession:
         return feed
 
     def _by_tiles(self, feed: EncodedFeed, dirty: Rect) -> bool:
-        """(Encoder thread.) A change this small goes as tiles only when every viewer of
-        ``feed`` shows tiles in order with its video."""
+        """(Encoder or capture thread.) A change this small goes as tiles only when every
+        viewer of ``feed`` shows tiles in order with its video."""
         limit = self.policy.tile_changes_px
         if limit is None or dirty.area > limit:
             return False
         return self._all_show_tiles(feed)
 
     def _all_show_tiles(self, feed: EncodedFeed) -> bool:
-        """(Encoder thread.) Every viewer of ``feed`` shows exact tiles in order with its
-        video (and there is at least one)."""
+        """(Encoder or capture thread.) Every viewer of ``feed`` shows exact tiles in order
+        with its video (and there is at least one)."""
         if self._lossless is None:
             return False
         watching = [v for v in list(self.clients.viewers.values())
@@ -451,7 +451,8 @@ class PixelSession:
         return bool(watching) and all(v.shows_tiles for v in watching)
 
     def _tiles_from_encoder(self, seq: int) -> None:
-        """(Encoder thread.) Frame ``seq`` was not encoded: the pages get it as tiles."""
+        """(Encoder thread, or the capture thread when the encoder was not woken for it:
+        ``EncodedFeed._divert``.) Frame ``seq`` was not encoded: the pages get it as tiles."""
         self._loop.call_soon_threadsafe(self._send_as_tiles, seq)
 
     def _send_as_tiles(self, seq: int) -> None:

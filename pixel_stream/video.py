@@ -216,6 +216,15 @@ class EncodedFeed:
         self.by_tiles: Callable[[Rect], bool] | None = None
         self.on_tiles: Callable[[int], None] | None = None
         self.frames_by_tiles = 0
+        # Shared with the capture thread's publish hook (``_divert``), under ``_lock``: the
+        # last frame encoded (the video's picture), the newest frame this feed handled (the
+        # thread or the hook), the slot tick of the last frame the hook sent as tiles, the
+        # newest frame seen (a publish of the same frame again is a heartbeat).
+        self._last_seq: int | None = None
+        self._taken_seq = -1
+        self._diverted_tick = -1
+        self._seen_seq: int | None = None
+        slot.add_publish_hook(self._divert)
 
     def seq_of_pts(self, pts: int) -> int | None:
         """The captured frame (``Frame.seq``) a packet with this pts shows, if recent."""
@@ -252,6 +261,7 @@ class EncodedFeed:
         self.slot.wake_waiters()
 
     def stop(self) -> None:
+        self.slot.remove_publish_hook(self._divert)
         with self._lock:
             self._stop = True
             self._sinks.clear()
@@ -283,10 +293,24 @@ class EncodedFeed:
             return False
         return True
 
+    def _divert(self, frame: Frame, tick: int) -> bool:
+        """(Capture thread, the slot's publish hook.) Send ``frame`` as tiles right here when
+        it may go so, without waking the encoder thread; True when this feed has nothing
+        more to do for it (sent as tiles, or the thread has taken it already)."""
+        with self._lock:
+            if self._stop or self._thread is None:
+                return False
+            if frame.seq <= self._taken_seq:
+                return True
+            if self._keyframe_due() or not self._send_as_tiles(frame, self._last_seq):
+                return False
+            self._taken_seq = frame.seq
+            self._diverted_tick = tick
+            self._seen_seq = frame.seq
+            return True
+
     def _run(self) -> None:
         encoder: VideoEncoder | None = None
-        last_seq: int | None = None
-        seen_seq: int | None = None
         tick = 0
         try:
             while True:
@@ -301,26 +325,37 @@ class EncodedFeed:
                         self._thread = None
                         return
                     sinks = list(self._sinks)
+                    # the newest publish went as tiles already (see ``_divert``)
+                    diverted = (frame is not None and tick <= self._diverted_tick
+                                and not self._keyframe_due())
+                    if frame is not None and not diverted:
+                        self._taken_seq = max(self._taken_seq, frame.seq)
                 if frame is None:
                     if self.slot.closed:
                         return
                     continue
+                if diverted:
+                    continue
                 if encoder is None or (encoder.width, encoder.height) != (frame.width, frame.height):
                     encoder = VideoEncoder(self.codec, frame.width, frame.height, self.quality)
                     self._keyframe_wanted = True
-                    last_seq = None
+                    with self._lock:
+                        self._last_seq = None
                 keyframe = self._keyframe_due()
-                heartbeat = frame.seq == seen_seq  # the same picture announced again
-                seen_seq = frame.seq
-                if not keyframe and not heartbeat and self._send_as_tiles(frame, last_seq):
-                    continue
+                with self._lock:
+                    heartbeat = frame.seq == self._seen_seq  # the same picture announced again
+                    self._seen_seq = frame.seq
+                    last_seq = self._last_seq
+                    if not keyframe and not heartbeat and self._send_as_tiles(frame, last_seq):
+                        continue
                 if keyframe:
                     self._keyframe_wanted = False
                     self._last_keyframe_at = time.monotonic()
                 pts = max(int((time.monotonic() - self._t0) * VIDEO_CLOCK), self._last_pts + 1)
                 self._last_pts = pts
                 dirty = None if last_seq is None else self.slot.damage_since(last_seq)
-                last_seq = frame.seq
+                with self._lock:
+                    self._last_seq = frame.seq
                 self._seq_of_pts[pts] = frame.seq
                 while len(self._seq_of_pts) > 256:
                     self._seq_of_pts.popitem(last=False)

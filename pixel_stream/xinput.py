@@ -13,6 +13,9 @@ cause no further remapping; after each remapping the injector waits ``REMAP_SETT
 toolkits see the change before the key arrives. The original (empty) mapping is restored
 on ``close()``.
 
+The connection is libX11's, driven through ctypes (``pixel_stream.xtest_c``): a typed key
+costs two XTEST requests and two round trips, built and parsed in C, not in Python.
+
 Every public call ends with a round trip to the server, so it returns only once the server
 has processed its events. Flushing is not enough: with Xvfb 21.1, fake-input requests
 flushed on this connection sometimes stayed unprocessed (an XI2 raw-event listener saw
@@ -30,7 +33,6 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from Xlib import XK, X
-from Xlib import display as xdisplay
 
 from pixel_stream.keys import (
     MODIFIER_KEYSYMS,
@@ -38,6 +40,7 @@ from pixel_stream.keys import (
     char_to_keysym,
     keysym_name,
 )
+from pixel_stream.xtest_c import XConnection, XConnectionError
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
@@ -55,7 +58,17 @@ REMAP_SETTLE_S = 0.05
 
 
 class InputError(ValueError):
-    """An input request that cannot be carried out (off screen, unknown button...)."""
+    """An input request that cannot be carried out (off screen, unknown button, the display
+    gone...)."""
+
+
+@contextlib.contextmanager
+def _x_errors() -> Iterator[None]:
+    """The connection's errors (display gone, protocol error) as ``InputError``."""
+    try:
+        yield
+    except XConnectionError as exc:
+        raise InputError(str(exc)) from None
 
 
 class InputInjector:
@@ -64,32 +77,33 @@ class InputInjector:
     def __init__(self, display_name: str) -> None:
         self.display_name = display_name
         self._lock = threading.RLock()
-        self._conn = xdisplay.Display(display_name)
-        if not self._conn.has_extension("XTEST"):
-            self._conn.close()
-            raise InputError(f"display {display_name} has no XTEST extension")
-        screen = self._conn.screen()
-        self._root = screen.root
-        self.width = screen.width_in_pixels
-        self.height = screen.height_in_pixels
-        self._min_kc = self._conn.display.info.min_keycode
-        self._max_kc = self._conn.display.info.max_keycode
-        self._load_keymap()
+        with _x_errors():
+            self._conn = XConnection(display_name)
+        self.width = self._conn.width
+        self.height = self._conn.height
+        self._min_kc = self._conn.min_keycode
+        self._max_kc = self._conn.max_keycode
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keycode -> keysym
         self._held_keys: dict[int, int] = {}  # keycode -> press count
         self._held_buttons: set[int] = set()
         self._batch_depth = 0
         self._closed = False
-        # Key repeat belongs to the client (a browser repeats keydown itself). Left on, a
-        # press whose release is delayed by load or network becomes a burst of repeats.
-        self._autorepeat_was_on = bool(self._conn.get_keyboard_control().global_auto_repeat)
-        self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOff)
-        self._conn.sync()
+        try:
+            with _x_errors():
+                self._load_keymap()
+                # Key repeat belongs to the client (a browser repeats keydown itself). Left
+                # on, a press whose release is delayed by load or network becomes a burst
+                # of repeats.
+                self._autorepeat_was_on = self._conn.auto_repeat()
+                self._conn.set_auto_repeat(False)
+                self._conn.sync()
+        except InputError:
+            self._conn.close()
+            raise
 
     # -- keymap ----------------------------------------------------------------------
     def _load_keymap(self) -> None:
-        count = self._max_kc - self._min_kc + 1
-        mapping = self._conn.get_keyboard_mapping(self._min_kc, count)
+        mapping = self._conn.keyboard_mapping()
         self._keymap: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level)
         self._spare: list[int] = []
         rows: list[tuple[int, tuple[int, ...]]] = []
@@ -138,9 +152,12 @@ class InputInjector:
             del self._remapped[keycode]
             if keycode in self._held_keys:
                 raise InputError("too many different held keys; release some first")
+            with _x_errors():  # the old symbol's last press and release go out first
+                self._conn.sync()
             time.sleep(REMAP_REUSE_PAUSE_S)
-        self._conn.change_keyboard_mapping(keycode, [(keysym, keysym)])
-        self._conn.sync()
+        with _x_errors():
+            self._conn.change_keyboard_mapping(keycode, (keysym, keysym))
+            self._conn.sync()
         # Clients learn of the change from a MappingNotify and re-read the keymap while
         # the key may already be on its way: Chromium then reports the old symbol (or
         # none) and Qt can drop the key. A short wait, paid once per new character on
@@ -160,8 +177,8 @@ class InputInjector:
     def move(self, x: int, y: int) -> None:
         """Move the pointer to (x, y) (absolute)."""
         self.check_point(x, y)
-        with self._lock:
-            self._conn.xtest_fake_input(X.MotionNotify, detail=0, root=self._root, x=x, y=y)
+        with self._lock, _x_errors():
+            self._conn.fake_motion(x, y)
             self._delivered()
 
     def button(self, button: int, down: bool) -> None:
@@ -177,15 +194,15 @@ class InputInjector:
             self._held_buttons.add(button)
         else:
             self._held_buttons.discard(button)
-        self._conn.xtest_fake_input(X.ButtonPress if down else X.ButtonRelease, button)
-        self._conn.flush()
+        with _x_errors():
+            self._conn.fake_button(button, down)
 
     def click(self, button: int = 1, count: int = 1) -> None:
         """``count`` presses and releases, ``CLICK_GAP_S`` apart."""
         with self._lock:
             for i in range(count):
                 if i:
-                    self._delivered()
+                    self._delivered(pause=True)
                     time.sleep(CLICK_GAP_S)
                 self._button(button, True)
                 self._button(button, False)
@@ -206,9 +223,8 @@ class InputInjector:
             self._delivered()
 
     def cursor_position(self) -> tuple[int, int]:
-        with self._lock:
-            pointer = self._root.query_pointer()
-            return pointer.root_x, pointer.root_y
+        with self._lock, _x_errors():
+            return self._conn.query_pointer()
 
     # -- keyboard --------------------------------------------------------------------
     def key(self, keysym: int, down: bool) -> int:
@@ -250,8 +266,8 @@ class InputInjector:
 
     def _fake(self, keycode: int, down: bool) -> None:
         """A press or release that does not change what this injector thinks is held."""
-        self._conn.xtest_fake_input(X.KeyPress if down else X.KeyRelease, keycode)
-        self._conn.flush()
+        with _x_errors():
+            self._conn.fake_key(keycode, down)
 
     def key_code(self, keycode: int, down: bool) -> None:
         """Press or release a keycode obtained from ``key``."""
@@ -264,8 +280,8 @@ class InputInjector:
             self._held_keys[keycode] = self._held_keys.get(keycode, 0) + 1
         else:
             self._held_keys.pop(keycode, None)
-        self._conn.xtest_fake_input(X.KeyPress if down else X.KeyRelease, keycode)
-        self._conn.flush()
+        with _x_errors():
+            self._conn.fake_key(keycode, down)
 
     def press_combo(self, combo: Combo) -> None:
         """Press modifiers, tap the key (adding Shift if its symbol needs it), release."""
@@ -310,7 +326,7 @@ class InputInjector:
                 if shift_down:
                     self._key_code(self._keymap[SHIFT_L][0], False)
                 if delay_s:
-                    self._delivered()
+                    self._delivered(pause=True)
                     time.sleep(delay_s)
             self._delivered()
 
@@ -331,13 +347,14 @@ class InputInjector:
             for button in list(self._held_buttons):
                 self.button(button, False)
 
-    def _delivered(self) -> None:
+    def _delivered(self, pause: bool = False) -> None:
         """Wait until the server has processed everything sent so far (see the module
         docstring: a flush alone can leave events waiting in the server). Inside
-        ``batch()`` only a flush: the round trip comes once, at its end."""
-        if self._batch_depth:
-            self._conn.flush()
-        else:
+        ``batch()`` nothing, unless a pause follows (``pause``): the requests go out with
+        the round trip at its end, one write instead of one per call."""
+        if self._batch_depth and not pause:
+            return
+        with _x_errors():
             self._conn.sync()
 
     @contextlib.contextmanager
@@ -351,11 +368,12 @@ class InputInjector:
             finally:
                 self._batch_depth -= 1
                 if self._batch_depth == 0 and not self._closed:
-                    self._conn.sync()
+                    with _x_errors():
+                        self._conn.sync()
 
     def sync(self) -> None:
         """Round trip: every event injected so far has been processed by the server."""
-        with self._lock:
+        with self._lock, _x_errors():
             self._conn.sync()
 
     def close(self) -> None:
@@ -367,10 +385,10 @@ class InputInjector:
             try:
                 self.release_all()
                 for keycode in self._remapped:
-                    self._conn.change_keyboard_mapping(keycode, [(X.NoSymbol, X.NoSymbol)])
+                    self._conn.change_keyboard_mapping(keycode, (X.NoSymbol, X.NoSymbol))
                 self._remapped.clear()
                 if self._autorepeat_was_on:
-                    self._conn.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn)
+                    self._conn.set_auto_repeat(True)
                 self._conn.sync()
             except Exception:  # noqa: BLE001 - the display may already be gone
                 pass

@@ -63,7 +63,12 @@ def cmd_fingerprint(args: argparse.Namespace) -> int:
 def cmd_extract(args: argparse.Namespace) -> int:
     from sandbox.extract import extract_run
 
-    out = extract_run(Path(args.run_dir), Path(args.out))
+    try:
+        out = extract_run(Path(args.run_dir), Path(args.out))
+    except OSError as exc:
+        raise UsageError(f"cannot extract into {args.out}: {exc.strerror or exc}"
+                         f"{f' ({exc.filename})' if exc.filename else ''}; "
+                         "choose a new folder you can write") from None
     print(f"extracted {args.run_dir} into {out}")
     return 0
 

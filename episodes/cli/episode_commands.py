@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from episodes.cli.model_options import add_model_options, with_model_settings
-from episodes.cli.usage import UsageError, catalog, tasks_dirs
+from episodes.cli.usage import UsageError, catalog, output_folder, tasks_dirs
 
 
 def _agent(text: str):
@@ -38,8 +38,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--save-gold-trace needs --agent gold (it keeps the oracle's trace)")
     out = Path(args.out) if args.out else Path("runs") / f"{spec.alias}-{variant}-" \
         f"{new_episode_id()[3:]}"
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"{out} is not empty; choose a new --out folder")
+    output_folder(out)
     if not args.json:
         print(f"{spec.alias} ({spec.id}) variant {variant}: starting the episode in {out} …",
               file=sys.stderr)
@@ -142,7 +141,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from exc
     elif args.address or args.artifacts:
         raise UsageError("--address and --artifacts go with --backend ray")
-    out = Path(args.out)
+    if args.parallel < 1:
+        raise UsageError(f"--parallel must be at least 1, got {args.parallel}")
+    out = output_folder(Path(args.out), may_hold_results=True)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("{task.description}"),

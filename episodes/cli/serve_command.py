@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from episodes.cli.usage import UsageError, catalog
+from episodes.cli.usage import UsageError, catalog, output_folder
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -26,8 +26,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-seconds must be positive, got {args.max_seconds}")
     out = Path(args.out) if args.out else Path("runs") / f"{spec.alias}-{variant}-" \
         f"serve-{new_episode_id()[3:]}"
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"{out} is not empty; choose a new --out folder")
+    output_folder(out)
     print(f"{spec.alias} ({spec.id}) variant {variant}: starting the episode in {out} …",
           file=sys.stderr)
 

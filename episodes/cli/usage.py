@@ -19,3 +19,22 @@ def tasks_dirs(args: argparse.Namespace) -> list[Path]:
 
 def catalog(args: argparse.Namespace) -> Catalog:
     return load_catalog(tasks_dirs(args))
+
+
+def output_folder(path: Path, *, may_hold_results: bool = False) -> Path:
+    """``path`` made ready as the command's --out folder (created with its parents), or a
+    UsageError that says why it cannot be: a file is there, the folder holds an earlier
+    run (unless ``may_hold_results``: a bench's --resume), or it cannot be written."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{path} is a file, not a folder; choose a new --out folder")
+    if not may_hold_results and path.is_dir() and any(path.iterdir()):
+        raise UsageError(f"{path} is not empty; choose a new --out folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot write to {path}: {exc.strerror or exc}; choose a folder "
+                         "you can write") from None
+    return path

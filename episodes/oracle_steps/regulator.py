@@ -86,8 +86,10 @@ def attach_document(o, reg, path, document_type):
     name = path.rsplit("/", 1)[-1]
     page(o, form(reg).get_by_role("link", name=name, exact=True))
     # the upload reloads the long form at the same address, and the browser may put back
-    # the earlier scroll position once the page has loaded: wait for that, then start from
-    # the top, so the next scrolls are the same in a replay
+    # the earlier scroll position once the page has loaded: wait for that (on a loaded
+    # machine the load ends well after the link shows), then start from the top, so the
+    # next scrolls are the same in a replay
+    reg.wait_for_load_state("load")
     o.wait(1.5)
     o.key("ctrl+Home")
 

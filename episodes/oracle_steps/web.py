@@ -189,7 +189,7 @@ def choose(o, select, label):
     list without opening it (an opened list may drop under the pointer and take the click's
     release as a choice); typing the text selects it; arrow keys correct a near miss. A list
     without a label element is opened with a click instead (type, Enter, wait until shut)."""
-    texts, values, wanted = _options(select, label)
+    texts, values, wanted = _options(o, select, label)
     caption = select.locator("xpath=preceding-sibling::label[1]")
     if caption.count():
         arrive(o, caption)
@@ -209,17 +209,27 @@ def choose(o, select, label):
 def choose_focused(o, select, label):
     """Pick option ``label`` of the drop-down that has the focus, by typing it (arrow keys
     correct a near miss); for a list with no caption to click."""
-    texts, values, wanted = _options(select, label)
+    texts, values, wanted = _options(o, select, label)
     o.type(label)
     _make_sure(o, select, label, values, wanted)
     return texts[wanted]
 
 
-def _options(select, label):
-    """(option texts, values, index of ``label``: exact, else the first it begins)."""
-    options = select.locator("option")
-    texts = [t.strip() for t in options.all_inner_texts()]
-    values = [options.nth(i).get_attribute("value") for i in range(len(texts))]
+def _options(o, select, label, tries=3):
+    """(option texts, values, index of ``label``: exact, else the first it begins). A page
+    that reloads (a form posted again, an upload) replaces the list under the reads: each
+    read of an option may wait 2 s, and the whole list is read again once it shows."""
+    for attempt in range(1, tries + 1):
+        arrive(o, select)
+        options = select.locator("option")
+        texts = [t.strip() for t in options.all_inner_texts()]
+        try:
+            values = [options.nth(i).get_attribute("value", timeout=2000)
+                      for i in range(len(texts))]
+            break
+        except Exception:  # noqa: BLE001 - Playwright's timeout: the list was replaced
+            if attempt == tries:
+                raise
     values = [t if v is None else v for v, t in zip(values, texts, strict=True)]
     matches = ([i for i, t in enumerate(texts) if t == label]
                or [i for i, t in enumerate(texts) if t.startswith(label)])

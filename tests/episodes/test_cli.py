@@ -44,6 +44,34 @@ def test_bad_arguments_exit_2(capsys):
     assert code == 2 and "no stores" in err
 
 
+def test_an_out_folder_that_cannot_be_used_is_one_line(tmp_path, capsys):
+    """run, serve, bench and extract say why their --out cannot be used: a file, a folder
+    that cannot be made, an earlier run's folder; nothing is started or written."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    no_parent = a_file / "run"  # a folder cannot be made inside a file
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "run.json").write_text("{}")
+    cases = [
+        (("run", "ord-01", "--out", str(a_file)), "is a file, not a folder"),
+        (("run", "ord-01", "--out", str(no_parent)), "cannot write to"),
+        (("run", "ord-01", "--out", str(used)), "is not empty"),
+        (("serve", "ord-01", "--out", str(a_file)), "is a file, not a folder"),
+        (("bench", "--tasks", "ord-01", "--out", str(a_file)), "is a file, not a folder"),
+        (("bench", "--tasks", "ord-01", "--out", str(no_parent)), "cannot write to"),
+        (("bench", "--tasks", "ord-01", "--parallel", "0", "--out", str(tmp_path / "b")),
+         "--parallel must be at least 1"),
+        (("extract", str(used), "--out", str(a_file)), "cannot extract into"),
+    ]
+    for argv, message in cases:
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 2, (argv, err)
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "b").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "used"]
+
+
 def _seedable_alias():
     from sandbox.catalog import load_catalog
 

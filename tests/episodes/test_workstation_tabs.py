@@ -8,6 +8,11 @@ import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
+import pytest
+
+from episodes import tab_reset
+from episodes.tab_reset import strips_differ
 from episodes.workstation import Workstation, task_tabs
 
 
@@ -117,13 +122,17 @@ REDIRECTS = {"http://workspace.local/": "http://workspace.local/folder/documents
 
 
 class _Session:
-    """A CDP session of the stand-in context: what was sent, in the context's log."""
+    """A CDP session of the stand-in context: what was sent (and to which tab), in the
+    context's log."""
 
-    def __init__(self, context):
-        self.context = context
+    def __init__(self, context, page):
+        self.context, self.page = context, page
 
     async def send(self, method, params=None):
-        self.context.log.append((method, (params or {}).get("origin")))
+        tab = self.context.pages.index(self.page) if self.page in self.context.pages else None
+        self.context.log.append((method, (params or {}).get("origin", tab)))
+        if method == "Browser.getWindowForTarget":
+            return {"windowId": self.context.windows.get(self.page, 1)}
         return {}
 
     async def detach(self):
@@ -136,11 +145,13 @@ class _ResetContext(_Context):
     def __init__(self, urls):
         super().__init__(urls)
         self.log = []
+        self.windows = {}  # page -> window id (1 unless said)
         for page in self.pages:
             self._watch(page)
 
     def _watch(self, page):
         goto, close = page.goto, page.close
+        page.is_closed = lambda: page not in self.pages
 
         async def logged_goto(url, **kwargs):
             self.log.append(("goto", self.pages.index(page), url))
@@ -163,47 +174,208 @@ class _ResetContext(_Context):
         self.log.append(("cookies cleared", None))
 
     async def new_cdp_session(self, page):
-        return _Session(self)
+        return _Session(self, page)
 
 
-def test_a_reset_clears_after_the_attempt_stopped_and_loads_where_the_start_landed(tmp_path):
-    context = _ResetContext(["http://workspace.local/folder/documents",
-                             "http://emr.clinic.test/login?next=/main/calendar"])
+@pytest.fixture(autouse=True)
+def _no_display(monkeypatch):
+    monkeypatch.setattr(tab_reset, "pointer_home", lambda display: None)
+
+
+def _attempt(tmp_path, sites=("workspace", "ehr")):
+    """A station whose tabs were opened, then an attempt: the first tab elsewhere, a tab of
+    the agent's own, a download."""
+    # the browser opened the tabs as it started (its startup pages), as it does
+    context = _ResetContext([REDIRECTS.get(tab.url, tab.url) for tab in task_tabs(sites)])
     station = _station(tmp_path, context)
-    station.tabs = task_tabs(["workspace", "ehr"])
-    station.sites = ["workspace", "ehr"]
+    station.tabs = task_tabs(sites)
+    station.sites = list(sites)
     asyncio.run(station.open_tabs())
-    first = context.pages[0]
-    # the attempt: the first tab elsewhere, a tab of its own, a download
-    first.url = "http://emr.clinic.test/patient/7"
+    context.pages[0].url = "http://emr.clinic.test/patient/7"
     agent = asyncio.run(context.new_page())
     agent.url = "http://workspace.local/folder/output"
     station.downloads.mkdir(parents=True)
     (station.downloads / "letter.pdf").write_bytes(b"%PDF")
     context.log.clear()
+    return station, context, agent
 
+
+def _index(log, step):
+    return log.index(step)
+
+
+def _cleared(log):
+    return [i for i, step in enumerate(log)
+            if step[0] in ("cookies cleared", "Network.clearBrowserCache",
+                           "Storage.clearDataForOrigin")]
+
+
+LANDED = [("goto", 0, "http://workspace.local/folder/documents"),
+          ("goto", 1, "http://emr.clinic.test/login?next=/main/calendar")]
+
+
+def test_a_reset_keeps_the_tasks_tabs_stops_them_clears_then_loads_where_they_landed(
+        tmp_path):
+    station, context, agent = _attempt(tmp_path)
+    station._strip = object()  # the start's tab strip was pictured: it can be checked
+    first, second = context.pages[:2]
     asyncio.run(station.reset())
     log = context.log
-    cleared = [i for i, step in enumerate(log)
-               if step[0] in ("cookies cleared", "Network.clearBrowserCache",
-                              "Storage.clearDataForOrigin")]
-    stopped = [log.index(("goto", 0, "about:blank"))] + [
-        i for i, step in enumerate(log) if step[0] == "close"]
-    # nothing of the attempt runs while its state is cleared: the first tab is blank and
-    # the others closed first; every origin cleared
-    assert len(stopped) == 3 and max(stopped) < min(cleared)
-    # the new tab is made once the others are closed, as a start makes it after one tab
-    assert [step for step in log if step[0] == "new page"] == [("new page", 1)]
-    assert log.index(("new page", 1)) > max(stopped)
+    # the task's tabs are kept (no tab made), the agent's closed
+    assert context.pages == [first, second] and agent not in context.pages
+    assert not [step for step in log if step[0] == "new page"]
+    # nothing of the attempt runs while its state is cleared: our tabs blank (their
+    # documents gone), the agent's tab closed, all before the clearing
+    stopped = [i for i, step in enumerate(log) if step[0] == "close"
+               or step[0] == "goto" and step[2] == "about:blank"]
+    assert len(stopped) == 3 and max(stopped) < min(_cleared(log))
     assert {step[1] for step in log if step[0] == "Storage.clearDataForOrigin"} == {
         "http://workspace.local", "http://emr.clinic.test"}
-    # the tabs go straight to where the start's redirects ended, the first one reused
-    assert context.pages[0] is first and len(context.pages) == 2
+    # each tab then goes straight to where it landed at start, and its back/forward
+    # history is dropped
     loads = [step for step in log if step[0] == "goto" and step[2] != "about:blank"]
-    assert sorted(loads) == [("goto", 0, "http://workspace.local/folder/documents"),
-                             ("goto", 1, "http://emr.clinic.test/login?next=/main/calendar")]
-    # the first tab's history is dropped once its page is in
-    assert log.index(("Page.resetNavigationHistory", None)) > log.index(
-        ("goto", 0, "http://workspace.local/folder/documents"))
-    assert station.page_for("ehr") is context.pages[1]
+    assert sorted(loads) == LANDED
+    for tab, load in enumerate(LANDED):
+        assert _index(log, ("Page.resetNavigationHistory", tab)) > _index(log, load)
+    assert station.page_for("ehr") is second
     assert list(station.downloads.iterdir()) == []
+
+
+def test_a_tab_the_agent_closed_or_moved_to_another_window_is_made_again(tmp_path):
+    station, context, _agent = _attempt(tmp_path, ("workspace", "ehr", "acme"))
+    station._strip = object()
+    first, second, third = context.pages[:3]
+    asyncio.run(second.close())  # the agent closed the EHR's tab: the ones after go too
+    context.log.clear()
+    asyncio.run(station.reset())
+    assert context.pages[0] is first and second not in context.pages
+    assert third not in context.pages and len(context.pages) == 3
+    assert [step for step in context.log if step[0] == "new page"] == [
+        ("new page", 1), ("new page", 2)]
+    assert station.page_for("acme") is context.pages[2]
+
+    context.windows[context.pages[1]] = 2  # the EHR's tab dragged out into a window
+    kept = context.pages[0]
+    asyncio.run(station.reset())
+    assert context.pages[0] is kept and len(context.pages) == 3
+    assert [step for step in context.log if step[0] == "new page"][-2:] == [
+        ("new page", 1), ("new page", 2)]
+
+
+def test_without_a_picture_of_the_tab_strip_only_the_first_tab_is_kept(tmp_path):
+    # a desktop task (the Citrix window in front at start): the tab strip cannot be checked
+    station, context, agent = _attempt(tmp_path)
+    first, second = context.pages[:2]
+    asyncio.run(station.reset())
+    log = context.log
+    assert context.pages[0] is first and second not in context.pages
+    assert [step for step in log if step[0] == "new page"] == [("new page", 1)]
+    # the new tab is made once the others are closed, as a start makes it after one tab
+    closes = [i for i, step in enumerate(log) if step[0] == "close"]
+    assert len(closes) == 2 and log.index(("new page", 1)) > max(closes)
+    assert sorted(step for step in log if step[0] == "goto" and step[2] != "about:blank"
+                  ) == LANDED
+    assert station.page_for("ehr") is context.pages[1]
+
+
+def test_a_fresh_reset_makes_every_tab_anew(tmp_path):
+    station, context, agent = _attempt(tmp_path)
+    station._strip = object()
+    old = list(context.pages)
+    asyncio.run(station.reset(fresh=True))
+    assert len(context.pages) == 2 and not set(old) & set(context.pages)
+    # the new first tab is made before the old ones close: the window keeps a tab
+    assert context.log.index(("new page", 3)) < min(
+        i for i, step in enumerate(context.log) if step[0] == "close")
+    assert station.page_for("workspace") is context.pages[0]
+
+
+def test_the_tab_strip_check_ignores_faint_corners_but_not_a_changed_tab():
+    reference = np.full((4, 8, 3), 200, np.uint8)
+    faint = reference.copy()
+    faint[0, 0] = 196  # the active tab's rounded corner, a few levels off now and then
+    assert strips_differ(reference, faint) == 0
+    changed = reference.copy()
+    changed[1:3, 2:6] = 40  # another title or a pin
+    assert strips_differ(reference, changed) == 8
+    assert strips_differ(reference, reference[:2]) > 0
+
+
+def _frame(level: int):
+    pixels = bytearray([level] * (8 * 4 * 4))
+    return SimpleNamespace(width=8, height=4, stride=32, pixels=pixels)
+
+
+def test_after_tabs_made_anew_the_tab_strip_is_compared_with_theirs(tmp_path):
+    # the browser's own part of the strip (its download button) survives tabs made anew:
+    # a reset after compares with that, not with the start's, and keeps its tabs
+    station, context, _agent = _attempt(tmp_path)
+    station.strip_rows = 2
+    station._strip = tab_reset.strip_band(_frame(200), 2)
+    asyncio.run(station.reset())
+    asyncio.run(station.note_settled(_frame(100)))
+    assert not station.strip_as_at_start()  # the Episode then makes the tabs anew
+    asyncio.run(station.reset(fresh=True))
+    asyncio.run(station.note_settled(_frame(100)))
+    asyncio.run(station.reset())
+    asyncio.run(station.note_settled(_frame(100)))
+    assert station.strip_as_at_start()
+
+
+# -- the episode's reset order -------------------------------------------------------------
+class _Steps:
+    def __init__(self, log):
+        self.log = log
+
+    async def stop(self):
+        self.log.append("browser stopped")
+
+    async def clear(self):
+        self.log.append("browser clearing")
+        await asyncio.sleep(0.05)
+        self.log.append("browser cleared")
+
+    async def load(self):
+        self.log.append("browser loaded")
+
+    async def close(self):
+        self.log.append("browser closed")
+
+
+def test_an_episode_stops_the_browser_before_it_restores_the_stores_and_resets_its_apps(tmp_path, monkeypatch):
+    from episodes import episode as episode_module
+    from sandbox.catalog import load_catalog
+
+    log = []
+    ep = episode_module.Episode(load_catalog().get("ord-01"), run_dir=tmp_path / "run")
+    ep.status = "running"
+    ep.workstation = SimpleNamespace(reset_steps=lambda phases: _Steps(log),
+                                     strip_as_at_start=lambda: True)
+
+    class _App:
+        system = "hyperspace"
+
+        async def reset(self, *_args):
+            log.append("app reset")
+
+    ep.apps = {"hyperspace": _App()}
+
+    def restore(*_args):
+        log.append("stores restored")
+
+    async def settled(_episode):
+        log.append("settled")
+        return {"timed_out": []}
+
+    monkeypatch.setattr(episode_module, "reset_files_and_stores", restore)
+    monkeypatch.setattr(episode_module, "settle_workstation", settled)
+    monkeypatch.setattr(ep, "_archive_attempt", lambda: None)
+    asyncio.run(ep.reset())
+    # nothing of the attempt reaches the stores once they are restored; the browser's
+    # state is cleared beside the restoring, its tabs loaded after both
+    assert log.index("browser stopped") < log.index("stores restored")
+    assert log.index("stores restored") < log.index("browser cleared")
+    assert log.index("browser loaded") > log.index("stores restored")
+    # a published app resets once the stores are back, not after the browser's clearing
+    assert log.index("stores restored") < log.index("app reset") < log.index("browser cleared")
+    assert log[-2:] == ["browser closed", "settled"]

@@ -219,6 +219,51 @@ def test_the_encoder_sends_small_changes_as_tiles_when_told_it_may():
     assert not feed._send_as_tiles(slot.latest, 1)  # then the video carries it
 
 
+def test_a_change_sent_as_tiles_does_not_wake_the_encoder_thread():
+    import threading
+    import time
+
+    from pixel_stream.video import EncodedFeed
+
+    slot = FrameSlot()
+    slot.publish(frame(1, 64, 64, fill=1))
+    feed = EncodedFeed(slot, "H264")
+    wakes: list[int] = []
+    wait_next = slot.wait_next
+
+    def counted(*args, **kwargs):
+        result = wait_next(*args, **kwargs)
+        wakes.append(result[0])
+        return result
+
+    slot.wait_next = counted  # type: ignore[method-assign]
+    sent: list[int] = []
+    tiles = threading.Event()
+    feed.by_tiles = lambda dirty: dirty.area <= 100
+    feed.on_tiles = lambda seq: (sent.append(seq), tiles.set())
+    encoded = threading.Event()
+    feed.subscribe(lambda packets, key: encoded.set())
+    try:
+        assert encoded.wait(10)  # the first frame: video (a keyframe)
+        time.sleep(0.1)  # the thread is back waiting
+        woken = len(wakes)
+        for seq in range(2, 6):
+            slot.publish(frame(seq, 64, 64, fill=seq, region=Rect(0, 0, 8, 8)))
+        assert sent == [2, 3, 4, 5]  # sent as tiles on the publishing thread, in order
+        assert feed.frames_by_tiles == 4
+        time.sleep(0.1)
+        assert len(wakes) == woken  # and the encoder thread slept through them
+        encoded.clear()
+        slot.heartbeat()  # the same picture again: the video catches up
+        assert encoded.wait(10)
+        assert feed.frames_encoded == 2 and sent == [2, 3, 4, 5]
+        encoded.clear()
+        slot.publish(frame(6, 64, 64, fill=6, region=Rect(0, 0, 64, 64)))  # too large
+        assert encoded.wait(10) and sent == [2, 3, 4, 5]
+    finally:
+        feed.stop()
+
+
 class FakeChannel:
     """The server's end of a page's ``lossless`` data channel."""
 
