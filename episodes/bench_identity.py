@@ -17,8 +17,10 @@ the Citrix window differ from the app's framebuffer. Differing screenshots are k
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +71,27 @@ def diff_box(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
 
 
 async def first_screens(spec: TaskSpec, runs: int, workdir: Path,
-                        keep_dir: Path | None = None) -> dict[str, Any]:
-    """``runs`` fresh episodes of ``spec``: their first screens compared (module docstring)."""
+                        keep_dir: Path | None = None,
+                        forked_runs: Collection[int] = ()) -> dict[str, Any]:
+    """``runs`` fresh episodes of ``spec``: their first screens compared (module docstring).
+    The runs in ``forked_runs`` fork their portal and apps from a fork server (a warm
+    pool, ``episodes.forkserver``), the others start them as new interpreters: the first
+    screen must not tell the two apart."""
+    from episodes import forkserver
+    from episodes.episode import warm_pool_modules
+
+    server = (await asyncio.to_thread(forkserver.ForkServer.start, warm_pool_modules())
+              if forked_runs else None)
+    try:
+        return await _first_screens(spec, runs, workdir, keep_dir, forked_runs, server)
+    finally:
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+
+
+async def _first_screens(spec: TaskSpec, runs: int, workdir: Path, keep_dir: Path | None,
+                         forked_runs: Collection[int], server: Any) -> dict[str, Any]:
+    from episodes import forkserver
     from episodes.episode import Episode, EpisodeError
     from pixel_stream.imaging import encode_frame
 
@@ -80,10 +101,16 @@ async def first_screens(spec: TaskSpec, runs: int, workdir: Path,
     failures: list[str] = []
     first: np.ndarray | None = None
     settle_s: list[float] = []
+    forked: list[int] = []  # the runs whose portal, apps and taskbar were all forked
     for i in range(runs):
         episode = Episode(spec, run_dir=workdir / f"{spec.alias}-identity-{i}")
+        forkserver.use(server if i in forked_runs else None)
         try:
             await episode.start()
+            processes = [episode.portal, *(a.process for a in episode.apps.values()),
+                         *(episode.workstation.processes() if episode.workstation else [])]
+            if all(isinstance(p, forkserver.ForkedProcess) for p in processes):
+                forked.append(i)
             frame = await episode.session.capture.fresh_frame()
             screen = rgb(frame)
             png = encode_frame(frame, "png")
@@ -97,6 +124,7 @@ async def first_screens(spec: TaskSpec, runs: int, workdir: Path,
             failures.append(f"run {i}: {exc}")
             continue
         finally:
+            forkserver.use(None)
             await episode.stop()
         digest = hashlib.sha256(png).hexdigest()
         if first is None:
@@ -117,6 +145,7 @@ async def first_screens(spec: TaskSpec, runs: int, workdir: Path,
         "citrix_vs_app": citrix,
         "citrix_exact": all(c["diff_pixels"] == 0 for c in citrix) and bool(citrix),
         "settle_s_max": max(settle_s) if settle_s else None,
+        "forked_runs": forked,
     }
 
 

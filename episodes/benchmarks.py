@@ -7,7 +7,9 @@
    sign latency, memory, both personas, on its own Xvfb display as episodes run it);
 3. episodes: cold start and reset, p50 over ``--runs`` (default 20), for one desktop-EHR
    task and one browser task, each with where it spent its time (the median span of every
-   phase, ``episodes.phases``) and when the first screenshot was settled; extract + verify
+   phase, ``episodes.phases``), its CPU-seconds by kind of process, and when the first
+   screenshot was settled; the same starts from a warm pool (a fork server started before,
+   reported apart: :mod:`episodes.bench_starts`); extract + verify
    time; how many concurrent episodes this machine holds while screenshot p95 stays under
    100 ms; and (unless ``--quick``) the wall time of ``bench --agent gold --tasks all`` at
    that concurrency (or ``--parallel``). An episode that does not start is a failed row and
@@ -47,7 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from episodes import bench_capacity
+from episodes import bench_capacity, bench_starts
 from episodes.benchmarks_ray import ray_overhead
 from episodes.benchmarks_ray import summary_rows as ray_summary_rows
 from episodes.phases import format_phases
@@ -158,25 +160,32 @@ async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path, label: str = "c
     is a failed row (``failed_starts``) and the next one goes on."""
     from episodes.driver import driver_pid
     from episodes.episode import Episode, EpisodeError
+    from episodes.footprint import Window
 
     starts, stops, settled, failed, phases = [], [], [], [], []
+    cpu: list[dict[str, float]] = []  # CPU-seconds of each start, by kind of process
     firsts: list[float] = []  # starts that started the loop's Playwright driver too
     for i in range(runs):
         shared = driver_pid() is not None
         episode = Episode(spec, run_dir=workdir / f"{spec.alias}-{label}-{i}")
-        started = time.perf_counter()
+        # the CPU window's readings of /proc are taken outside the start's wall time
+        window = Window(lambda episode=episode: bench_starts.start_pids(episode))
         try:
-            await episode.start()
+            with window:
+                started = time.perf_counter()
+                await episode.start()
+                elapsed, ready = time.perf_counter() - started, time.monotonic()
         except EpisodeError as exc:
             failed.append({"run": i, "status": "failed", "error": str(exc),
                            "after_s": round(time.perf_counter() - started, 3)})
             _say(f"  start {i + 1}/{runs} of {spec.alias} failed: {exc}")
             await episode.stop()
             continue
-        starts.append(time.perf_counter() - started)
+        starts.append(elapsed)
+        cpu.append(bench_starts.cpu_by_kind(window))
         if not shared:
             firsts.append(starts[-1])
-        first = await _first_settled(episode)
+        first = await _first_settled(episode, ready)
         if first is not None:
             settled.append(first)
         if getattr(episode, "phases", None) is not None:
@@ -193,11 +202,12 @@ async def _cold_starts(spec: TaskSpec, runs: int, workdir: Path, label: str = "c
             "cold_start_driver_started_s": _stats(firsts),
             "cold_start_driver_shared_s": _stats(warm),
             "first_settled_s": _stats(settled),
+            "cold_start_cpu_s": bench_starts.summarize_cpu(cpu),
             "cold_start_phases": summarize_phases(phases),
             "starts": f"{len(starts)}/{runs}", "failed_starts": failed}
 
 
-async def _first_settled(episode: Any) -> float | None:
+async def _first_settled(episode: Any, ready: float | None = None) -> float | None:
     """Seconds from the beginning of the start to the last change of the workstation's
     screen before it stayed still for ``SETTLED_QUIET_MS`` (the first screenshot an agent
     can trust); recorded as the phase "first settled screenshot" (start ready -> settled)."""
@@ -206,7 +216,7 @@ async def _first_settled(episode: Any) -> float | None:
     if getattr(episode, "session", None) is None:
         return None  # nothing on screen to wait for
     capture = episode.session.capture
-    ready = time.monotonic()
+    ready = time.monotonic() if ready is None else ready  # when start() returned
     await wait_for_quiet(capture, ready, 0, SETTLED_QUIET_MS, 15_000)
     settled_at = max(ready, capture.last_damage_at)
     episode.phases.add("first settled screenshot", ready, settled_at)
@@ -364,8 +374,11 @@ def episode_bench(workdir: Path, runs: int, quick: bool, parallel: int | None,
             results[kind] = {"skipped": f"none of {', '.join(candidates)} has all its apps"}
             continue
         _say(f"episodes: {kind} task {spec.alias}: {runs} cold starts, {runs} resets")
-        entry = {"task": spec.alias}
+        entry: dict[str, Any] = {"task": spec.alias}
         entry.update(asyncio.run(_cold_starts(spec, runs, workdir)))
+        _say(f"episodes: {kind} task {spec.alias}: {runs} starts from a warm pool")
+        entry["warm_pool"] = asyncio.run(bench_starts.warm_pool_starts(spec, runs, workdir,
+                                                                       _cold_starts))
         entry.update(asyncio.run(_resets_and_grading(spec, runs, workdir)))
         results[kind] = entry
     if lifecycle_only:
@@ -408,6 +421,7 @@ def summary_rows(results: dict[str, Any]) -> list[tuple[str, Any, Any]]:
             if entry.get(key, {}).get("n"):
                 rows.append((f"  of which {what}, p50 s", entry[key]["p50"],
                              f"{entry[key]['n']} starts"))
+        rows += bench_starts.summary_rows(kind, entry)
         if entry.get("first_settled_s", {}).get("n"):
             rows.append((f"first settled screenshot p50, {kind} s",
                          entry["first_settled_s"]["p50"],
@@ -490,11 +504,14 @@ def format_phase_tables(results: dict[str, Any]) -> str:
     for kind, entry in results.get("episodes", {}).items():
         if not isinstance(entry, dict) or "task" not in entry:
             continue
-        for key, what in (("cold_start_phases", "cold start"), ("reset_phases", "reset")):
-            if entry.get(key):
+        pool = entry.get("warm_pool") or {}
+        for source, key, what in ((entry, "cold_start_phases", "cold start"),
+                                  (pool, "cold_start_phases", "start from a warm pool"),
+                                  (entry, "reset_phases", "reset")):
+            if source.get(key):
                 parts.append(format_phases(
                     f"{what}, {kind} ({entry['task']}): median s from its beginning",
-                    entry[key]))
+                    source[key]))
     return "\n\n".join(parts)
 
 

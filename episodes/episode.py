@@ -82,6 +82,19 @@ def portal_warm_imports(sites: list[str]) -> list[str]:
     return [*PORTAL_WARM_IMPORTS, *(module for site in sites for module in (
         f"portal_web.sites.{site}", SITE_APP_MODULES.get(site, f"portal_web.{site}.app")))]
 
+def warm_pool_modules() -> list[str]:
+    """What a fork server (``episodes.forkserver``) for episodes imports: what
+    ``portal_web`` serving every site, the taskbar and each published app run by this
+    Python import."""
+    from episodes.published_apps import WARM_IMPORTS
+    from episodes.workstation import SITE_HOSTS, TASKBAR_WARM_IMPORTS
+
+    modules = ["episodes.prestart", *portal_warm_imports(list(SITE_HOSTS)),
+               *TASKBAR_WARM_IMPORTS]
+    modules += [module for warm in WARM_IMPORTS.values() for module in warm]
+    return list(dict.fromkeys(modules))
+
+
 __all__ = ["DESKTOP_SYSTEMS", "Episode", "EpisodeConfig", "EpisodeError", "new_episode_id"]
 
 class Episode:

@@ -116,6 +116,12 @@ def classify(argv: list[str], comm: str = "") -> str:
     if exe == "unshare" or any("confine_exec" in part for part in argv):
         return "confinement launcher"
     module = _python_module(argv)
+    if module == "episodes.forkserver":  # the server, or a child named by its request
+        if comm in ("portal_web", "taskbar"):
+            return comm
+        if comm.endswith(" app"):
+            return "desktop app"
+        return "fork server"
     if module == "episodes.taskbar":
         return "taskbar"
     if module == "portal_web":

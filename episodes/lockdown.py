@@ -61,8 +61,9 @@ def host_resolver_rules(hosts: Iterable[str], port: int) -> str:
 
 
 def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downloads: Path,
-                        homepage: str) -> dict[str, Any]:
-    """The profile's ``Default/Preferences``: the lock-down and the quiet defaults."""
+                        homepage: str, startup_urls: Iterable[str] = ()) -> dict[str, Any]:
+    """The profile's ``Default/Preferences``: the lock-down and the quiet defaults. The
+    browser opens ``startup_urls`` (``homepage`` when empty) as its first tabs."""
     allow = [*allowed_hosts, PDF_VIEWER, f"file://{Path(documents).resolve()}/"]
     return {
         # "*" alone leaves the browser's own schemes open: name them
@@ -89,7 +90,7 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
                     "show_home_button": True},
         "homepage": homepage,
         "homepage_is_newtabpage": False,
-        "session": {"restore_on_startup": 4, "startup_urls": [homepage]},
+        "session": {"restore_on_startup": 4, "startup_urls": list(startup_urls) or [homepage]},
         "bookmark_bar": {"show_on_all_tabs": False},
         "signin": {"allowed": False},
         "search": {"suggest_enabled": False},

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import runpy
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
@@ -51,16 +54,28 @@ def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
 def spawn(command: Sequence[str], warm: Iterable[str], *, name: str, env: Mapping[str, str],
           log_path: Path, pass_fds: Sequence[int] = ()) -> tuple[Any, int]:
     """Start ``command`` (a Python command line: ``[python, -m, MODULE, ...]`` or
-    ``[python, SCRIPT, ...]``) prestarted: (its ``ManagedProcess``, the pipe to ``go`` on)."""
+    ``[python, SCRIPT, ...]``) prestarted: (its ``ManagedProcess``, the pipe to ``go`` on).
+    With a fork server in use (``episodes.forkserver``: a warm pool), it is forked from
+    there (a ``ForkedProcess``) rather than a new interpreter."""
+    from episodes import forkserver
     from pixel_stream.procs import ManagedProcess
 
     options = [part for module in warm for part in ("--warm", module)]
     read_fd, write_fd = os.pipe()
+    argv = [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), *options,
+            "--", *command[1:]]
+    server = forkserver.current()
     try:
-        process = ManagedProcess(
-            [sys.executable, "-m", "episodes.prestart", "--go", str(read_fd), *options,
-             "--", *command[1:]],
-            name=name, env=env, log_path=log_path, pass_fds=(read_fd, *pass_fds)).start()
+        process: Any = None
+        if server is not None:
+            try:
+                process = server.spawn(argv, name=name, env=env, log_path=log_path,
+                                       pass_fds=(read_fd, *pass_fds))
+            except forkserver.ForkServerError as exc:
+                log.warning("%s; starting it as a new interpreter", exc)
+        if process is None:
+            process = ManagedProcess(argv, name=name, env=env, log_path=log_path,
+                                     pass_fds=(read_fd, *pass_fds)).start()
     except BaseException:
         os.close(write_fd)
         raise

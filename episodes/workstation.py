@@ -57,6 +57,11 @@ SYSTEM_SITES: dict[str, tuple[str, ...]] = {
 }
 # sites that open as a browser tab at start, in tab order (APIs and the DME portal do not)
 TAB_SITES = ("workspace", "ehr", "acme", "epa", "fax", "regulator")
+# what the taskbar imports before it shows (a fork server imports them ahead)
+TASKBAR_WARM_IMPORTS = ("PySide6.QtWidgets", "Xlib.display", "Xlib.protocol.event",
+                        "sandbox.clock", "episodes.taskbar")
+# how long the tab browser's start waits for the pages it opened for the tabs to commit
+STARTUP_PAGES_S = 10.0
 TAB_TITLES = {"workspace": "Workspace", "ehr": "EHR", "acme": "Acme Health",
               "dme": "Acme DME", "epa": "ePA", "fax": "Beta Care fax",
               "regulator": "External review"}
@@ -272,23 +277,27 @@ class Workstation:
         (self.home / ".config" / "gtk-3.0" / "bookmarks").write_text("\n".join(bookmarks) + "\n")
 
     def _start_taskbar(self):
-        from pixel_stream.procs import ManagedProcess
+        """``python -m episodes.taskbar``, told to go at once (through ``prestart``: with a
+        fork server in use, it is forked from there with Qt imported already)."""
+        from episodes import prestart
 
-        return ManagedProcess(
+        process, go = prestart.spawn(
             [sys.executable, "-m", "episodes.taskbar",
              "--clock", str(self.clock_path), "--height", str(TASKBAR_HEIGHT)],
-            name="taskbar", env=self.environment(), log_path=self.logs_dir / "taskbar.log",
-        ).start()
+            TASKBAR_WARM_IMPORTS, name="taskbar", env=self.environment(),
+            log_path=self.logs_dir / "taskbar.log")
+        prestart.go(go)
+        return process
 
     def _span(self, name: str) -> contextlib.AbstractContextManager[None]:
         return self.phases.span(name) if self.phases is not None else contextlib.nullcontext()
 
     async def _launch(self, playwright: Any, chromium: str, profile: Path, rules: str,
                       extra: list[str], allowed_hosts: list[str], homepage: str,
-                      label: str = "tab browser"):
+                      label: str = "tab browser", startup_urls: Iterable[str] = ()):
         prepare_profile(profile, browser_preferences(
             allowed_hosts=allowed_hosts, documents=self.documents, downloads=self.downloads,
-            homepage=homepage))
+            homepage=homepage, startup_urls=startup_urls))
         width, height = self.work_area
         with self._span(f"{label}: confinement launcher"):
             executable = await asyncio.to_thread(self._confined, chromium, False)
@@ -373,7 +382,9 @@ class Workstation:
         homepage = self.tabs[0].url if self.tabs else "about:blank"
         self.context = await self._launch(
             playwright, chromium, self.home / ".config" / "chromium", rules,
-            ["--start-maximized", f"--class={BROWSER_CLASS}"], self.hosts, homepage)
+            ["--start-maximized", f"--class={BROWSER_CLASS}"], self.hosts, homepage,
+            startup_urls=[tab.url for tab in self.tabs])
+        self.tabs_changed_at = time.monotonic()  # it opened its tabs as it started
         self._browser_exited = False
         self.context.on("close", lambda _ctx: self._tab_browser_closed())
         # Downloads keep their own names in the episode's Downloads (Playwright's default
@@ -412,13 +423,10 @@ class Workstation:
         ``first_loaded``, run once the first tab's page is in (beside the other loads)."""
         resetting = pages is not None
         if pages is None:
-            old = list(self.context.pages)
-            keep = old[0] if old else None
-            pages = [keep if i == 0 and keep is not None else await self._new_page()
-                     for i in range(max(1, len(self.tabs)))]
-            await asyncio.gather(*(self._close(page) for page in old if page is not keep))
+            pages = await self._startup_pages()
+            kept = set(pages)
         else:
-            keep = None
+            kept = set()
         opened = list(zip(self.tabs, pages, strict=False))  # no tab: one blank page stays
         self._pages_by_site = {tab.site: page for tab, page in opened}
 
@@ -426,7 +434,7 @@ class Workstation:
             # a reset goes straight to where the start's redirects ended (the same page:
             # the state it depends on was just put back), without the round trips
             url = self._landing.get(tab.site, tab.url) if resetting else tab.url
-            await self._load(page, url, reuse=page is keep)
+            await self._load(page, url, reuse=page in kept)
             if not resetting and _origin(page.url) == _origin(tab.url):
                 self._landing[tab.site] = page.url
             if index == 0 and first_loaded is not None:
@@ -441,6 +449,32 @@ class Workstation:
             # a desktop task starts with its published app in front and focused (at the
             # first start, the Citrix window's own start does this once it is up)
             await self._receiver_to_front()
+
+    async def _startup_pages(self) -> list[Any]:
+        """One page per tab, in the tabs' order. The browser opens the tabs' pages itself
+        as it starts (its startup pages, ``_launch_tab_browser``), in that order; each is
+        known by its site once its first navigation committed (Playwright lists them in
+        no particular order). Should they not all be there within ``STARTUP_PAGES_S``, one
+        page is kept, the others are closed, and a page is made for each further tab."""
+        wanted = [_origin(tab.url) for tab in self.tabs]
+        deadline = time.monotonic() + STARTUP_PAGES_S
+        while True:
+            old = [page for page in self.context.pages if not page.is_closed()]
+            by_origin: dict[str, Any] = {}
+            for page in old:
+                by_origin.setdefault(_origin(page.url), page)
+            if all(origin in by_origin for origin in wanted):
+                pages = [by_origin[origin] for origin in wanted] or old[:1]
+                break
+            if time.monotonic() >= deadline:
+                log.warning("the browser did not open the task's tabs itself; opening them")
+                pages = old[:1]
+                break
+            await asyncio.sleep(0.01)
+        while len(pages) < max(1, len(self.tabs)):
+            pages.append(await self._new_page())
+        await asyncio.gather(*(self._close(page) for page in old if page not in pages))
+        return pages
 
     async def _new_page(self) -> Any:
         page = await self.context.new_page()

@@ -167,6 +167,14 @@ def test_footprint_names_each_kind_of_process(argv, kind):
     assert footprint.classify(argv) == kind
 
 
+def test_footprint_names_a_fork_servers_children_by_their_process_name():
+    server = ["/w/.venv/bin/python", "-m", "episodes.forkserver", "--socket", "/t/s"]
+    assert footprint.classify(server, "python") == "fork server"
+    assert footprint.classify(server, "portal_web") == "portal_web"
+    assert footprint.classify(server, "hyperspace app") == "desktop app"
+    assert footprint.classify(server, "taskbar") == "taskbar"
+
+
 def test_footprint_names_the_hosts_threads():
     assert footprint.classify_thread("capture:12") == "pixel capture"
     assert footprint.classify_thread("pixel-input_0") == "pixel input"

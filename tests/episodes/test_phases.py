@@ -92,12 +92,39 @@ def test_only_lifecycle_measures_starts_and_resets_without_the_concurrency(monke
                         lambda *a: part("starts", {"cold_start_p50_s": 1.0}))
     monkeypatch.setattr(benchmarks, "_resets_and_grading",
                         lambda *a: part("resets", {"reset_p50_s": 0.1}))
+    monkeypatch.setattr(benchmarks.bench_starts, "warm_pool_starts",
+                        lambda *a: part("warm pool", {}))
     monkeypatch.setattr(benchmarks.bench_capacity, "concurrency",
                         lambda *a, **k: part("concurrency", {}))
     monkeypatch.setattr(benchmarks, "_say", lambda text: None)
     out = tmp_path / "results.json"
     benchmarks.main(["--quick", "--only", "lifecycle", "--out", str(out)])
-    assert calls == ["starts", "resets"] * 2  # browser and desktop, nothing else
+    # browser and desktop: cold starts, starts from a warm pool, resets; nothing else
+    assert calls == ["starts", "warm pool", "resets"] * 2
     calls.clear()
     benchmarks.main(["--quick", "--only", "episodes", "--out", str(out)])
     assert calls.count("concurrency") == 1
+
+
+def test_the_benchmark_reports_a_starts_cpu_and_the_warm_pool_apart():
+    from episodes import bench_starts
+
+    cpu = bench_starts.summarize_cpu([{"portal_web": 1.2, "Xvfb": 0.1, "openbox": 0.001},
+                                      {"portal_web": 1.0, "Xvfb": 0.1}])
+    assert cpu == {"p50": 1.2, "n": 2, "by_kind_p50": {"portal_web": 1.1, "Xvfb": 0.1}}
+    pool = [{"phase": "portal_web (start to first answer)", "n": 2, "start_p50": 0.1,
+             "end_p50": 0.3, "s_p50": 0.2}]
+    results = {"episodes": {"desktop": {
+        "task": "ord-06", "cold_start_s": {"n": 2, "p50": 3.0}, "cold_start_cpu_s": cpu,
+        "warm_pool": {"prepared": bench_starts.WARM_POOL, "fork_server_start_s": 0.9,
+                      "cold_start_s": {"n": 2, "p50": 2.0},
+                      "cold_start_cpu_s": {"n": 2, "p50": 0.8, "by_kind_p50": {}},
+                      "cold_start_phases": pool}}}}
+    rows = {name: (value, target) for name, value, target in benchmarks.summary_rows(results)}
+    assert rows["cold start p50, desktop (ord-06) s"] == (3.0, "<= 1.5")
+    assert rows["  CPU-seconds of a cold start p50, desktop"] == (
+        1.2, "portal_web 1.1, Xvfb 0.1")
+    assert rows["start p50 from a warm pool (not cold), desktop s"] == (
+        2.0, "fork server started before (took 0.9 s)")
+    assert rows["  CPU-seconds of a start from the warm pool p50, desktop"][0] == 0.8
+    assert "start from a warm pool, desktop (ord-06)" in benchmarks.format_phase_tables(results)

@@ -61,8 +61,10 @@ def test_a_reset_leaves_nothing_of_the_attempt_and_the_settle_waits_for_an_anima
         await episode.start()
         try:
             context = episode.workstation.context
-            landed = [page.url for page in context.pages]
-            first, second = context.pages
+            # the tabs in tab order (Playwright lists the pages the browser opened as it
+            # started in no particular order)
+            first, second = episode.workstation.tab_pages()
+            landed = [first.url, second.url]
             # the attempt: the first tab elsewhere with history and site storage, a cookie,
             # a tab of its own
             await first.goto("http://emr.clinic.test/")
@@ -81,9 +83,10 @@ def test_a_reset_leaves_nothing_of_the_attempt_and_the_settle_waits_for_an_anima
             assert await asyncio.to_thread(_pointer, episode) == middle
             assert not [p for p in episode.reset_phases.as_dict() if "anew" in p]
             assert episode.settled["timed_out"] == []
-            assert [page.url for page in context.pages] == landed
+            assert [page.url for page in episode.workstation.tab_pages()] == landed
             # the task's tabs kept, navigated in place
-            assert context.pages == [first, second]
+            assert len(context.pages) == 2 and set(context.pages) == {first, second}
+            assert episode.workstation.tab_pages() == [first, second]
             for page in (first, second):
                 left = await page.evaluate("[history.length, sessionStorage.length, "
                                            "localStorage.length, document.cookie]")

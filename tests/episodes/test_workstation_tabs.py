@@ -1,6 +1,6 @@
 """The workstation's tabs (no browser: a stand-in context records what was asked): the task's
-tabs in order, every other page closed, loads side by side, and the browser's start page —
-already on the first tab's site — waited for rather than loaded a second time."""
+tabs in order, every other page closed, loads side by side, and the pages the browser opened
+for them as it started — already on their sites — waited for rather than loaded again."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ class _Page:
     async def bring_to_front(self):
         self.calls.append(("front",))
 
+    def is_closed(self):
+        return self not in self.context.pages
+
 
 class _Context:
     def __init__(self, urls):
@@ -61,25 +64,56 @@ def _station(tmp_path: Path, context) -> Workstation:
     return station
 
 
-def test_the_start_page_is_kept_and_the_other_tabs_load_side_by_side(tmp_path):
-    # the browser opened its start page (the Workspace, redirected) and a stray page
-    context = _Context(["http://workspace.local/folder/documents", "http://example.test/"])
-    start, stray = context.pages
+def test_the_pages_the_browser_opened_for_the_tabs_are_kept_in_the_tabs_order(tmp_path):
+    # the browser opened the tabs' pages as it started (listed in no particular order, one
+    # not yet on its site) and a stray page
+    context = _Context(["http://emr.clinic.test/login?next=/main/calendar",
+                        "http://example.test/", "http://workspace.local/folder/documents",
+                        "about:blank"])
+    ehr, stray, start, acme = context.pages
     station = _station(tmp_path, context)
-    asyncio.run(station.open_tabs())
-    assert context.pages[0] is start and stray not in context.pages
-    assert [p.url for p in context.pages] == [
-        "http://workspace.local/folder/documents", "http://emr.clinic.test/",
-        "http://portal.acmehealth.test/"]
+
+    async def scenario():
+        opening = asyncio.ensure_future(station.open_tabs())
+        await asyncio.sleep(0.05)
+        assert not opening.done()  # the Acme page has not committed yet
+        acme.url = "http://portal.acmehealth.test/login"
+        await opening
+
+    asyncio.run(scenario())
+    assert context.pages == [ehr, start, acme] and stray.calls == [("closed",)]
+    assert [station.page_for(site) for site in ("workspace", "ehr", "acme")] == [
+        start, ehr, acme]
     assert start.calls == [("waited", "domcontentloaded"), ("front",)]
-    assert context.most_at_once == 2
-    assert station.page_for("ehr") is context.pages[1]
+    for page in (ehr, acme):  # none loaded a second time
+        assert page.calls == [("waited", "domcontentloaded")]
 
 
-def test_a_first_page_elsewhere_is_loaded(tmp_path):
-    context = _Context(["about:blank"])
+def test_tabs_the_browser_did_not_open_are_opened_and_a_first_page_elsewhere_loaded(
+        tmp_path, monkeypatch):
+    import episodes.workstation
+
+    monkeypatch.setattr(episodes.workstation, "STARTUP_PAGES_S", 0.05)
+    context = _Context(["about:blank", "http://example.test/"])
+    first, stray = context.pages
     asyncio.run(_station(tmp_path, context).open_tabs())
-    assert context.pages[0].calls[0] == ("goto", "http://workspace.local/")
+    assert context.pages[0] is first and stray not in context.pages
+    assert first.calls[0] == ("goto", "http://workspace.local/")
+    assert [p.url for p in context.pages] == [
+        "http://workspace.local/", "http://emr.clinic.test/", "http://portal.acmehealth.test/"]
+    assert context.most_at_once == 3  # side by side
+
+
+def test_the_browser_is_asked_to_open_the_tabs_as_it_starts(tmp_path):
+    from episodes.lockdown import browser_preferences
+
+    def startup(urls):
+        return browser_preferences(allowed_hosts=[], documents=tmp_path, downloads=tmp_path,
+                                   homepage="http://a.test/", startup_urls=urls)["session"]
+
+    assert startup(["http://a.test/", "http://b.test/"]) == {
+        "restore_on_startup": 4, "startup_urls": ["http://a.test/", "http://b.test/"]}
+    assert startup([])["startup_urls"] == ["http://a.test/"]
 
 
 # -- reset ---------------------------------------------------------------------------------
@@ -151,7 +185,8 @@ def _no_display(monkeypatch):
 def _attempt(tmp_path, sites=("workspace", "ehr")):
     """A station whose tabs were opened, then an attempt: the first tab elsewhere, a tab of
     the agent's own, a download."""
-    context = _ResetContext(["http://workspace.local/folder/documents"])
+    # the browser opened the tabs as it started (its startup pages), as it does
+    context = _ResetContext([REDIRECTS.get(tab.url, tab.url) for tab in task_tabs(sites)])
     station = _station(tmp_path, context)
     station.tabs = task_tabs(sites)
     station.sites = list(sites)
