@@ -195,7 +195,7 @@ class Episode:
         try:
             await asyncio.wait_for(self._start_and_settle(), self.config.start_timeout_s)
         except BaseException as exc:
-            reason = self.failure or _describe_error(exc)
+            reason = self.failure or _describe_error(exc, self.phases.cut)
             await self.stop()
             self.failure = reason
             self._set_status("failed")
@@ -720,9 +720,10 @@ def _portal_listener() -> socket.socket:
     return sock
 
 
-def _describe_error(exc: BaseException) -> str:
+def _describe_error(exc: BaseException, cut: list[str] | None = None) -> str:
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
-        return "timed out while starting the episode's processes"
+        waiting = f" (still waiting for: {'; '.join(cut)})" if cut else ""
+        return f"timed out while starting the episode's processes{waiting}"
     if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt):
         return "interrupted"
     return str(exc) or type(exc).__name__

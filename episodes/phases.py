@@ -21,6 +21,9 @@ class Phases:
     def __init__(self, t0: float | None = None) -> None:
         self.t0 = time.monotonic() if t0 is None else t0
         self.spans: dict[str, tuple[float, float]] = {}
+        # phases ended by an exception (a start's time limit cancelling it, a wait of its
+        # own timing out), innermost first: what the whole was still waiting for
+        self.cut: list[str] = []
 
     def add(self, name: str, began: float, ended: float) -> None:
         """A phase that ran from ``began`` to ``ended`` (monotonic readings)."""
@@ -32,6 +35,9 @@ class Phases:
         began = time.monotonic()
         try:
             yield
+        except BaseException:
+            self.cut.append(name)
+            raise
         finally:
             self.add(name, began, time.monotonic())
 

@@ -128,3 +128,29 @@ def test_the_benchmark_reports_a_starts_cpu_and_the_warm_pool_apart():
         2.0, "fork server started before (took 0.9 s)")
     assert rows["  CPU-seconds of a start from the warm pool p50, desktop"][0] == 0.8
     assert "start from a warm pool, desktop (ord-06)" in benchmarks.format_phase_tables(results)
+
+
+def test_a_start_that_times_out_says_which_phases_it_was_still_waiting_for():
+    import asyncio
+
+    from episodes.episode import _describe_error
+
+    phases = Phases()
+
+    async def start():
+        with phases.span("portal_web (start to first answer)"):
+            pass
+        with phases.span("tab browser"), phases.span("tabs loaded"):
+            await asyncio.sleep(5)
+
+    async def main():
+        await asyncio.wait_for(start(), 0.05)
+
+    try:
+        asyncio.run(main())
+    except TimeoutError as exc:
+        message = _describe_error(exc, phases.cut)
+    assert phases.cut == ["tabs loaded", "tab browser"]
+    assert message == ("timed out while starting the episode's processes (still waiting "
+                       "for: tabs loaded; tab browser)")
+    assert "portal_web" in "".join(phases.spans)  # finished phases are kept, not listed

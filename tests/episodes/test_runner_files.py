@@ -116,6 +116,9 @@ def test_benchmarks_record_an_episode_that_did_not_start_and_go_on(tmp_path, dem
         async def stop(self):
             pass
 
+        def process_ids(self):  # the start's CPU is read from these
+            return set()
+
     monkeypatch.setattr(episode_module, "Episode", Flaky)
     spec = demo_catalog.get("demo-01")
     cold = asyncio.run(benchmarks._cold_starts(spec, 4, tmp_path))
