@@ -451,17 +451,22 @@ ORDERING = """async (src) => {
 }"""
 
 
-@pytest.mark.slow
-def test_the_page_orders_tiles_against_video_frames():
+def _run_with_lossless_js(script):
+    """``script`` (a function of the receiver's lossless.js source) run in a fresh page of
+    headless Chromium; what it returns."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page()
-            out = page.evaluate(ORDERING, (RECEIVER / "lossless.js").read_text())
+            return browser.new_page().evaluate(script, (RECEIVER / "lossless.js").read_text())
         finally:
             browser.close()
+
+
+@pytest.mark.slow
+def test_the_page_orders_tiles_against_video_frames():
+    out = _run_with_lossless_js(ORDERING)
     assert out == {
         "settled_before": False, "painted": 255, "settled": True,
         "kept_before_video": 255, "settled_after_damage": False, "cleared": 0,
@@ -512,14 +517,7 @@ BATCH = """async (src) => {
 
 @pytest.mark.slow
 def test_the_page_paints_a_change_that_comes_as_one_message():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            out = browser.new_page().evaluate(BATCH, (RECEIVER / "lossless.js").read_text())
-        finally:
-            browser.close()
+    out = _run_with_lossless_js(BATCH)
     assert out == {"settled_first": True, "first": [10, 20, 30, 255], "known": 10,
                    "settled": True, "letter": [200, 100, 50, 255], "beside": [10, 20, 30, 255],
                    "tiles": 2, "log": [[10, 20, 4, 8, 14]]}
