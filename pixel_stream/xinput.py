@@ -148,10 +148,12 @@ class InputInjector:
         if len(self._remapped) < len(self._spare):
             keycode = self._spare[len(self._remapped)]
         else:
-            keycode, _old = next(iter(self._remapped.items()))
-            del self._remapped[keycode]
-            if keycode in self._held_keys:
+            # the oldest remapped keycode not held down (a held one keeps its symbol until
+            # it is released, and stays known for that release)
+            keycode = next((kc for kc in self._remapped if kc not in self._held_keys), 0)
+            if not keycode:
                 raise InputError("too many different held keys; release some first")
+            del self._remapped[keycode]
             with _x_errors():  # the old symbol's last press and release go out first
                 self._conn.sync()
             time.sleep(REMAP_REUSE_PAUSE_S)

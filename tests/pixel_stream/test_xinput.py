@@ -70,6 +70,26 @@ def test_a_missing_character_is_remapped_and_restored(bare_display, listener):
     assert listener.get_keyboard_mapping(keycode, 1)[0][0] == X.NoSymbol
 
 
+def test_a_held_remapped_key_keeps_its_symbol_when_the_spares_run_out(bare_display, listener):
+    """With every spare keycode remapped, a new character takes the oldest one not held:
+    the character held down (the oldest) keeps its keycode and symbol until released."""
+    with InputInjector(bare_display.name) as inj:
+        spares = len(inj._spare)
+        symbols = [0x1000100 + n for n in range(spares + 1)]  # Unicode keysyms U+0100...
+        held = inj.press_symbol(symbols[0])
+        for sym in symbols[1:spares]:
+            inj.key_code(inj.press_symbol(sym), False)
+        newest = inj.press_symbol(symbols[spares])  # one more than there are spares
+        inj.key_code(newest, False)
+        assert newest != held and inj.has_key_for(symbols[0])
+        assert not inj.has_key_for(symbols[1])  # the oldest not held gave its keycode
+        listener.sync()
+        assert listener.get_keyboard_mapping(held, 1)[0][0] == symbols[0]
+        inj.key_code(held, False)
+        assert inj.held == {"buttons": [], "keycodes": []}
+    _typed(listener)
+
+
 def test_pointer_moves_and_is_read_back(bare_display):
     with InputInjector(bare_display.name) as inj:
         inj.move(123, 45)
