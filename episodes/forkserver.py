@@ -1,6 +1,7 @@
 """A fork server: the heavy imports of an episode's Python processes done once, ahead.
 
-    python -m episodes.forkserver --socket PATH [--episode-modules] [--warm MODULE]...
+    python -m episodes.forkserver --socket PATH [--warm MODULE]...
+    python -m episodes.warm_pool --socket PATH     # with what an episode's processes import
     EHR_SANDBOX_FORKSERVER=PATH ehr-sandbox bench ...    # its episodes fork from it
 
 Each episode starts two interpreters of its own that import for most of a second of CPU
@@ -408,15 +409,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
     parser.add_argument("--warm", action="append", default=[], help="a module to import")
-    parser.add_argument("--episode-modules", action="store_true",
-                        help="import what an episode's portal_web and desktop apps import")
     args = parser.parse_args(argv)
-    warm = list(args.warm)
-    if args.episode_modules:
-        from episodes.episode import warm_pool_modules
-
-        warm += warm_pool_modules()
-    return serve(args.socket, warm)
+    return serve(args.socket, args.warm)
 
 
 if __name__ == "__main__":

@@ -217,8 +217,7 @@ def maximize_windows(display_name: str, wm_classes: list[str], deadline: float) 
 async def _bring_to_front(display_name: str, wm_class: str, deadline: float) -> bool:
     """Activate the window of ``wm_class`` and wait until the taskbar shows its button
     pressed (the taskbar repaints after the window manager's change, on its own time)."""
-    from episodes.taskbar import taskbar_state
-    from episodes.workstation import activate_window
+    from episodes.taskbar import activate_window, taskbar_state
 
     if not await asyncio.to_thread(activate_window, display_name, wm_class):
         return False

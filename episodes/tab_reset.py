@@ -207,8 +207,7 @@ async def _zoomed(page: Any) -> bool:
 async def _unzoom(station: Workstation, pages: list[Any]) -> None:
     """Each zoomed site back to 100 % as a user does it: its tab in front, Ctrl+0 (the
     attempt's trace is closed meanwhile)."""
-    from episodes.taskbar import BROWSER_CLASS
-    from episodes.workstation import activate_window
+    from episodes.taskbar import BROWSER_CLASS, activate_window
 
     await asyncio.to_thread(activate_window, station.display.name, BROWSER_CLASS)
     for page in pages:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,3 +284,43 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def activate_window(display_name: str, wm_class: str, timeout: float = 5.0) -> bool:
+    """Ask the window manager to focus and raise the first window of class ``wm_class``
+    (what a click on its taskbar button does); True once it is the active window."""
+
+    from Xlib import X
+    from Xlib import display as xdisplay
+    from Xlib.protocol import event as xevent
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        clients, active = conn.intern_atom("_NET_CLIENT_LIST"), conn.intern_atom(
+            "_NET_ACTIVE_WINDOW")
+        deadline = time.monotonic() + timeout
+        while True:
+            prop = whole_property(root, clients, X.AnyPropertyType)
+            for wid in list(prop.value) if prop is not None else []:
+                window = conn.create_resource_object("window", wid)
+                try:
+                    cls = window.get_wm_class()
+                except Exception:  # noqa: BLE001 - gone meanwhile
+                    continue
+                if not cls or cls[1] != wm_class:
+                    continue
+                current = whole_property(root, active, X.AnyPropertyType)
+                if current is not None and len(current.value) and current.value[0] == wid:
+                    return True
+                message = xevent.ClientMessage(window=window, client_type=active,
+                                               data=(32, [2, X.CurrentTime, 0, 0, 0]))
+                root.send_event(message, event_mask=X.SubstructureRedirectMask
+                                | X.SubstructureNotifyMask)
+                conn.flush()
+                break
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+    finally:
+        conn.close()
