@@ -25,7 +25,7 @@ from typing import Any
 
 from episodes.agents import AgentSpec
 from episodes.episode import EpisodeConfig
-from episodes.jobs import Job, bench_jobs, job_argv, job_row, job_timeout
+from episodes.jobs import Job, bench_jobs, job_argv, job_row, job_timeout, longest_first
 from episodes.result_files import load_results, write_tables
 from episodes.runner import RunnerError, run_episode, run_until_signalled
 
@@ -92,6 +92,8 @@ async def bench(jobs: list[Job], agent: AgentSpec, out: Path, *, parallel: int =
                           "bench or choose a new --out folder")
     done = {(r.get("task"), r.get("variant"), r.get("agent")) for r in existing}
     todo = [j for j in jobs if (j.spec.id, j.variant, str(agent)) not in done]
+    if parallel > 1 or backend == "ray":
+        todo = longest_first(todo)  # the long ones do not run on alone at the end
     started = time.monotonic()
     semaphore = asyncio.Semaphore(parallel)
     children: set[asyncio.subprocess.Process] = set()

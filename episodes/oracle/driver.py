@@ -342,8 +342,10 @@ class Oracle:
         """Names of the files in the workstation's Downloads folder (what the browser's
         downloads list and the Workspace's Downloads folder show), finished ones only."""
         folder = self.episode.run_dir / "downloads"
+        # Chromium writes a download into a hidden '.org.chromium.Chromium.XXXXXX' first
+        # (then '….crdownload', then the name): what the Workspace lists is neither
         return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.endswith(
-            (".crdownload", ".part"))) if folder.is_dir() else []
+            (".crdownload", ".part")) and not p.name.startswith(".")) if folder.is_dir() else []
 
     @property
     def _display_name(self) -> str:

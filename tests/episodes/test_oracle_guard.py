@@ -170,3 +170,14 @@ def test_the_oracle_reads_the_text_of_a_pdf_it_holds():
     page.save()
     text = Oracle.pdf_text(buffer.getvalue())
     assert "6 weeks of physical therapy" in text and "Red flags: none." in text
+
+
+def test_the_oracle_sees_only_finished_downloads(tmp_path):
+    """Chromium writes a download into a hidden '.org.chromium.Chromium.XXXXXX' file first,
+    then '….crdownload', then renames it: the oracle, like the Workspace, lists neither (pa-01
+    once attached the hidden name it took for the new file)."""
+    (tmp_path / "downloads").mkdir()
+    for name in (".org.chromium.Chromium.jXOmWi", "letter.pdf.crdownload", "note.pdf"):
+        (tmp_path / "downloads" / name).write_bytes(b"%PDF")
+    episode = SimpleNamespace(spec=CATALOG.get("pa-01"), variant="default", run_dir=tmp_path)
+    assert Oracle(episode, loop=None, agent=None).downloads() == ["note.pdf"]
