@@ -49,6 +49,8 @@ def gold_seconds(job: Job) -> float:
     one: the bench's estimate of how long the job runs."""
     from episodes.oracle.guard import gold_trace_path
 
+    if job.spec.folder is None:
+        return 0.0
     path = gold_trace_path(job.spec.folder, job.variant)
     try:
         with open(path, "rb") as fh:
