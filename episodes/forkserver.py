@@ -46,6 +46,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pixel_stream.procs import log_tail
+
 ENV_SOCKET = "EHR_SANDBOX_FORKSERVER"
 MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
@@ -287,16 +289,7 @@ class ForkedProcess:
         return self.poll()
 
     def stderr_tail(self, limit: int = 800) -> str:
-        if self._log_path is None:
-            return ""
-        try:
-            with open(self._log_path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                fh.seek(max(0, fh.tell() - limit))
-                text = fh.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
-        return f"; its log ends with:\n{text}" if text else ""
+        return log_tail(self._log_path, limit)
 
     def stop(self, grace: float = 3.0) -> None:
         """SIGTERM its process group, SIGKILL after ``grace`` seconds; then the connection

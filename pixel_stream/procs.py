@@ -119,16 +119,7 @@ class ManagedProcess:
 
     def stderr_tail(self, limit: int = 800) -> str:
         """The end of the process log, for error messages."""
-        if self._log_path is None:
-            return ""
-        try:
-            with open(self._log_path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                fh.seek(max(0, fh.tell() - limit))
-                text = fh.read().decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
-        return f"; its log ends with:\n{text}" if text else ""
+        return log_tail(self._log_path, limit)
 
     def stop(self, grace: float = 3.0) -> None:
         """SIGTERM the process group, SIGKILL it after ``grace`` seconds, reap the child."""
@@ -181,3 +172,18 @@ def stop_all() -> None:
 
 
 atexit.register(stop_all)
+
+
+def log_tail(path: str | os.PathLike[str] | None, limit: int = 800) -> str:
+    """"; its log ends with: ..." (the last ``limit`` bytes of the log at ``path``), for
+    error messages; "" without a log or when it is empty or unreadable."""
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - limit))
+            text = fh.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    return f"; its log ends with:\n{text}" if text else ""
