@@ -17,7 +17,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -414,34 +414,21 @@ class Workstation:
         if not self._closing and self.on_crash is not None:
             self.on_crash(f"{what} exited")
 
-    async def open_tabs(self, pages: list[Any] | None = None,
-                        first_loaded: Callable[[], Awaitable[Any]] | None = None) -> None:
-        """The task's tabs in order, the first one active, nothing else: the first page
-        there is becomes the first tab, the others are closed; the tabs load side by side.
-        A reset passes its own ``pages`` (the first one blank, the others new) and
-        ``first_loaded``, run once the first tab's page is in (beside the other loads)."""
-        resetting = pages is not None
-        if pages is None:
-            pages = await self._startup_pages()
-            kept = set(pages)
-        else:
-            kept = set()
+    async def open_tabs(self) -> None:
+        """The task's tabs in order, the first one active, nothing else: the pages the
+        browser opened as it started become the tabs (``_startup_pages``); the tabs load
+        side by side, and where each landed is kept for the reset (``landing``)."""
+        pages = await self._startup_pages()
+        kept = set(pages)
         opened = list(zip(self.tabs, pages, strict=False))  # no tab: one blank page stays
         self._pages_by_site = {tab.site: page for tab, page in opened}
 
-        async def load(index: int, tab: BrowserTab, page: Any) -> None:
-            # a reset goes straight to where the start's redirects ended (the same page:
-            # the state it depends on was just put back), without the round trips
-            url = self._landing.get(tab.site, tab.url) if resetting else tab.url
-            await self._load(page, url, reuse=page in kept)
-            if not resetting and _origin(page.url) == _origin(tab.url):
+        async def load(tab: BrowserTab, page: Any) -> None:
+            await self._load(page, tab.url, reuse=page in kept)
+            if _origin(page.url) == _origin(tab.url):
                 self._landing[tab.site] = page.url
-            if index == 0 and first_loaded is not None:
-                await first_loaded()
 
-        await asyncio.gather(*(load(i, tab, page) for i, (tab, page) in enumerate(opened)))
-        if not opened and first_loaded is not None:
-            await first_loaded()
+        await asyncio.gather(*(load(tab, page) for tab, page in opened))
         if self.tabs:
             await pages[0].bring_to_front()
         if self._receiver_started:
