@@ -145,6 +145,15 @@ def test_recorded_gold_trace_replays_to_one(spec, variant, tmp_path, no_leaks):
     trace = gold_trace_path(spec.folder, variant)
     replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
                                        tmp_path / "replay", CONFIG, measure_reset=True))
+    replay = json.loads((tmp_path / "replay" / "logs" / "replay.json").read_text())
+    # A replay whose recorded screens stopped coming has gone astray, or its trace shows
+    # screens the apps no longer draw: it then runs on unguarded, and scores 1.0 or not as
+    # the machine's load decides. Either way it is not a replay of the trace.
+    assert replay["checkpoints_abandoned_at"] is None, (
+        f"the recorded screens of inputs {[n for n, _ in replay['unmatched']]} never came "
+        f"(cells differing: {replay['unmatched']}); if the screens changed on purpose, "
+        f"record the trace again: ehr-sandbox run {spec.alias} --variant {variant} "
+        f"--agent gold --save-gold-trace")
     assert replayed.score == 1.0, _failing(replayed)
     assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
     assert not no_leaks(), "episode processes outlived stop()"
