@@ -11,7 +11,10 @@ task's own tabs and navigates them in place:
    disabling its scripts instead is cheaper, but a page's timer then still writes storage
    or cookies: freezing does not apply to a page Playwright keeps visible, and scripts
    must run again before the next page commits);
-2. cookies, site storage, the cache and the downloads are cleared;
+2. cookies, site storage and the downloads are cleared. The HTTP cache is kept: it holds
+   only what is the same in every attempt (the sites' static files; their pages and
+   documents are ``no-store``, a document page's picture is revalidated by its content),
+   and fetching those again was a third of the reset;
 3. every kept tab goes straight to where it landed at start and its back/forward history
    is dropped; a tab the agent closed is made again after the kept ones. The pointer goes
    back to the middle of the screen, where a display starts it, and a site the agent
@@ -72,7 +75,7 @@ def strips_differ(reference: np.ndarray, band: np.ndarray) -> int:
 
 class BrowserReset:
     """The module docstring's reset of ``station``'s tab browser in three steps — ``stop``
-    (the attempt's tabs closed or stopped), ``clear`` (cookies, storage, cache, downloads;
+    (the attempt's tabs closed or stopped), ``clear`` (cookies, storage, downloads;
     the episode restores its stores beside it) and ``load`` (the task's tabs at their
     landing pages) — then ``close``. ``fresh``: every tab made anew (a start's tab strip)."""
 
@@ -110,11 +113,10 @@ class BrowserReset:
                         for _ in range(len(station.tabs) - len(self.kept))]
 
         self._made = asyncio.ensure_future(new_pages())
-        with self.phases.span("browser: cookies, storage, cache cleared"):
+        with self.phases.span("browser: cookies and storage cleared"):
             session = self.sessions[0]
             await asyncio.gather(
                 context.clear_cookies(),
-                session.send("Network.clearBrowserCache"),
                 *(session.send("Storage.clearDataForOrigin", {
                     "origin": f"http://{host}", "storageTypes": CLEARED_STORAGE})
                   for host in station.hosts))
@@ -131,9 +133,12 @@ class BrowserReset:
         async def load(index: int, page: Any) -> bool:
             """Loaded, its history dropped; whether its site is zoomed."""
             await station.load_page(page, station.landing(station.tabs[index]))
-            if index < len(self.sessions):  # a kept tab: its attempt's history goes
-                await self.sessions[index].send("Page.resetNavigationHistory")
-            return await _zoomed(page)
+            if index >= len(self.sessions):
+                return await _zoomed(page)
+            # a kept tab: its attempt's history goes (beside the zoom's question)
+            _, zoomed = await asyncio.gather(
+                self.sessions[index].send("Page.resetNavigationHistory"), _zoomed(page))
+            return zoomed
 
         with self.phases.span("browser: tabs loaded"):
             zoomed = await asyncio.gather(*(load(i, page) for i, page in

@@ -142,7 +142,7 @@ def test_demo_episode_start_lockdown_gold_reset_finish_stop(tmp_path, demo_catal
             # where the start and the reset spent their time (the benchmark's tables)
             assert "tab browser: Chromium launch" in episode.phases.as_dict()
             assert "workstation display: Xvfb" in episode.phases.as_dict()
-            assert "browser: cookies, storage, cache cleared" in episode.reset_phases.as_dict()
+            assert "browser: cookies and storage cleared" in episode.reset_phases.as_dict()
             assert (run / "attempts" / "1" / "report.json").exists()
             assert list((run / "output").iterdir()) == []
             # no private window, no DevTools: keys through the agent API change nothing

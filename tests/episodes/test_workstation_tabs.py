@@ -206,8 +206,7 @@ def _index(log, step):
 
 def _cleared(log):
     return [i for i, step in enumerate(log)
-            if step[0] in ("cookies cleared", "Network.clearBrowserCache",
-                           "Storage.clearDataForOrigin")]
+            if step[0] in ("cookies cleared", "Storage.clearDataForOrigin")]
 
 
 LANDED = [("goto", 0, "http://workspace.local/folder/documents"),

@@ -99,6 +99,22 @@ def test_document_download_is_a_pdf_and_is_logged(ehr_for):
     assert entries[0]["after"]["document_id"] == 1001
 
 
+def test_a_document_page_picture_is_revalidated_by_its_content(ehr_for):
+    # the browser's HTTP cache outlives an episode's reset, and after it a document id can
+    # name another file: the picture is never reused without asking
+    ehr = ehr_for("ord-02", user="dr.osei")
+    first = ehr.client.get("/patient/3/documents/1001/page/1.png")
+    assert first.status_code == 200 and first.content.startswith(b"\x89PNG")
+    assert first.headers["cache-control"] == "private, no-cache"
+    etag = first.headers["etag"]
+    same = ehr.client.get("/patient/3/documents/1001/page/1.png",
+                          headers={"If-None-Match": etag})
+    assert same.status_code == 304 and same.content == b""
+    other = ehr.client.get("/patient/3/documents/1001/page/1.png",
+                           headers={"If-None-Match": '"another-file-1"'})
+    assert other.status_code == 200 and other.content == first.content
+
+
 def test_document_upload_checks_the_file(ehr_for):
     ehr = ehr_for("ord-02", user="dr.osei")
     page = ehr.client.get("/patient/3/documents").text

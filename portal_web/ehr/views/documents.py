@@ -114,11 +114,16 @@ async def document_page(request: Request) -> Response:
     data = bytes(doc.document_data or b"")
     if doc.mimetype != "application/pdf" or not 1 <= number <= page_count(data):
         raise not_found(f"Page {number} of document {doc.id}")
-    image = render_page(doc.hash or hashlib.sha256(data).hexdigest(), data, number)
+    digest = doc.hash or hashlib.sha256(data).hexdigest()
+    # the browser keeps the picture but asks each time: a document id names another file
+    # after the episode's reset (the browser's HTTP cache outlives resets)
+    headers = {"Cache-Control": "private, no-cache", "ETag": f'"{digest}-{number}"'}
+    if request.headers.get("if-none-match") == headers["ETag"]:
+        return Response(status_code=304, headers=headers)
+    image = render_page(digest, data, number)
     if image is None:
         raise not_found(f"A picture of page {number} (download the PDF instead)")
-    return Response(image, media_type="image/png", headers={"Cache-Control": "private, "
-                                                                               "max-age=3600"})
+    return Response(image, media_type="image/png", headers=headers)
 
 
 @guard
