@@ -153,9 +153,10 @@ async def replay_into(episode: Episode, trace: Path) -> int:
     (logs / "replay.json").write_text(json.dumps({"trace": str(trace), **report.to_dict()},
                                                  indent=1) + "\n")
     if report.unmatched:
-        log.warning("%s: replay of %s: %d recorded screens never came (inputs %s)",
-                    episode.spec.alias, trace.name, len(report.unmatched),
-                    [n for n, _ in report.unmatched][:10])
+        log.warning("%s: replay of %s: %d recorded screens never came (inputs %s; off its "
+                    "recorded screens at %s, found again at %s)", episode.spec.alias,
+                    trace.name, len(report.unmatched), [n for n, _ in report.unmatched][:10],
+                    report.lost_at, report.found_again_at)
     return report.events
 
 

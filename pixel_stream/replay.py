@@ -10,8 +10,11 @@ Two pacings:
   recorded spacing inside the multi-click window, so two clicks stay two clicks and a
   double click stays one. An input whose line carries a screen checkpoint is injected
   only once the live screen matches it (:mod:`pixel_stream.checkpoints`), or after
-  ``checkpoint_timeout_ms``; after three checkpoints in a row were not met the replay has
-  gone another way, and it stops waiting for them.
+  ``checkpoint_timeout_ms``. After three checkpoints in a row were not met the replay is
+  *off its recorded screens* (it went another way, or a stretch of the screen differs from
+  the recording's, such as a file chooser's path bar showing where the run's folders are):
+  it then waits for each recorded screen only ``LOST_WAIT_S``, until one is met again and
+  the full waits resume.
 
 Agent actions are replayed through the same code as the agent API, receiver input through
 the same code as the receiver page, so a replay is exactly as faithful as a live session.
@@ -51,8 +54,10 @@ PACINGS = ("recorded", "settle")
 MULTI_CLICK_WINDOW_S = 0.6
 # ... and no farther apart than this (Qt and GTK use a few pixels).
 MULTI_CLICK_DISTANCE = 8
-# Unmet screen checkpoints in a row after which a replay stops waiting for them.
-ABANDON_AFTER_MISSES = 3
+# Unmet screen checkpoints in a row after which a replay is off its recorded screens ...
+LOST_AFTER_MISSES = 3
+# ... and waits this long for each of them, until one is met again.
+LOST_WAIT_S = 1.0
 PRESS_ACTIONS = frozenset({
     "left_click", "right_click", "middle_click", "double_click", "triple_click",
     "left_mouse_down", "left_click_drag",
@@ -82,8 +87,16 @@ class ReplayReport:
     checkpoint_wait_s: float = 0.0
     # inputs whose screen never came: (event n, cells still differing at the timeout)
     unmatched: list[tuple[int, int]] = field(default_factory=list)
-    checkpoints_abandoned_at: int | None = None
+    # the inputs at which the replay was found off its recorded screens (LOST_AFTER_MISSES
+    # in a row), and those whose screen was met again after that
+    lost_at: list[int] = field(default_factory=list)
+    found_again_at: list[int] = field(default_factory=list)
     misses_in_row: int = 0
+
+    @property
+    def lost(self) -> bool:
+        """Is the replay off its recorded screens now?"""
+        return self.misses_in_row >= LOST_AFTER_MISSES
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,7 +108,8 @@ class ReplayReport:
             "checkpoints": self.checkpoints,
             "checkpoint_wait_s": round(self.checkpoint_wait_s, 3),
             "unmatched": [list(item) for item in self.unmatched],
-            "checkpoints_abandoned_at": self.checkpoints_abandoned_at,
+            "lost_at": self.lost_at,
+            "found_again_at": self.found_again_at,
         }
 
 
@@ -185,9 +199,9 @@ async def replay_into(
             pressed_again = (is_press(event) and last_press is not None
                              and recorded_t - last_press[0] < MULTI_CLICK_WINDOW_S
                              and _after_a_button(events, index))
-            if "screen" in event and not pressed_again \
-                    and report.checkpoints_abandoned_at is None:
-                await _await_checkpoint(event, capture, checkpoint_timeout_ms / 1000.0, report)
+            if "screen" in event and not pressed_again:
+                wait = LOST_WAIT_S if report.lost else checkpoint_timeout_ms / 1000.0
+                await _await_checkpoint(event, capture, wait, report)
             if keep_gaps and previous is not None:
                 await _sleep_until(previous[1] + (recorded_t - previous[0]) / speed)
             if is_press(event) and last_press is not None:
@@ -225,8 +239,9 @@ async def _await_checkpoint(event: dict[str, Any], capture: ScreenCapture, timeo
                             report: ReplayReport) -> None:
     """Until the live screen matches the one ``event`` was recorded on, or ``timeout``.
 
-    A second press of a multi-click never waits here (waiting could split a double click);
-    three unmet checkpoints in a row end the waiting for the rest of the replay.
+    A second press of a multi-click never waits here (waiting could split a double click).
+    The report counts the misses in a row: at ``LOST_AFTER_MISSES`` the replay is off its
+    recorded screens until one is met again (module docstring).
     """
     try:
         wanted = decode_thumb(event["screen"])
@@ -240,6 +255,8 @@ async def _await_checkpoint(event: dict[str, Any], capture: ScreenCapture, timeo
         live = await asyncio.to_thread(screen_thumb, frame)
         if matches(live, wanted):
             report.checkpoint_wait_s += time.monotonic() - started
+            if report.lost:
+                report.found_again_at.append(int(event.get("n", report.events + 1)))
             report.misses_in_row = 0
             return
         remaining = deadline - time.monotonic()
@@ -250,8 +267,8 @@ async def _await_checkpoint(event: dict[str, Any], capture: ScreenCapture, timeo
             report.unmatched.append((int(event.get("n", report.events + 1)),
                                      cells_differing(live, wanted)))
             report.misses_in_row += 1
-            if report.misses_in_row >= ABANDON_AFTER_MISSES:
-                report.checkpoints_abandoned_at = report.unmatched[-1][0]
+            if report.misses_in_row == LOST_AFTER_MISSES:
+                report.lost_at.append(report.unmatched[-1][0])
             return
         frame = newer
 

@@ -1,8 +1,10 @@
 """Screen checkpoints: a replayed input waits for the screen it was recorded on."""
 
 import asyncio
+import json
 import threading
 import time
+import types
 
 import pytest
 
@@ -16,7 +18,7 @@ from pixel_stream.checkpoints import (
     screen_thumb,
 )
 from pixel_stream.frames import Frame, FrameSlot, Rect
-from pixel_stream.replay import ABANDON_AFTER_MISSES, ReplayError, ReplayReport, _await_checkpoint
+from pixel_stream.replay import LOST_AFTER_MISSES, ReplayError, ReplayReport, _await_checkpoint
 
 W, H = 1280, 800
 
@@ -82,22 +84,72 @@ def test_the_input_waits_until_the_recorded_screen_arrives():
     assert report.checkpoints == 1 and report.unmatched == [] and report.misses_in_row == 0
 
 
-def test_a_screen_that_never_comes_is_reported_and_three_in_a_row_end_the_waiting():
+def test_three_screens_in_a_row_that_never_come_make_the_replay_lost_until_one_comes():
     capture = FakeCapture(frame(1, 255))
     never = {"screen": encode_thumb(screen_thumb(frame(9, 0)))}
     report = ReplayReport()
-    for n in range(1, ABANDON_AFTER_MISSES + 1):
+    for n in range(1, LOST_AFTER_MISSES + 1):
+        assert not report.lost
         asyncio.run(_await_checkpoint({**never, "n": n}, capture, 0.05, report))
     assert report.unmatched == [(n, GRID[0] * GRID[1]) for n in range(1, 4)]
-    assert report.checkpoints_abandoned_at == ABANDON_AFTER_MISSES
+    assert report.lost and report.lost_at == [LOST_AFTER_MISSES]
+    asyncio.run(_await_checkpoint({**never, "n": 4}, capture, 0.05, report))
+    assert report.lost_at == [3]  # still the same loss
+    here = {"n": 5, "screen": encode_thumb(screen_thumb(frame(1, 255)))}
+    asyncio.run(_await_checkpoint(here, capture, 0.05, report))
+    assert not report.lost and report.found_again_at == [5] and report.misses_in_row == 0
+    # two misses, then a match: never lost
     report = ReplayReport()
     asyncio.run(_await_checkpoint({**never, "n": 1}, capture, 0.05, report))
-    here = {"n": 2, "screen": encode_thumb(screen_thumb(frame(1, 255)))}
-    asyncio.run(_await_checkpoint(here, capture, 0.05, report))
-    assert report.misses_in_row == 0 and report.checkpoints_abandoned_at is None
+    asyncio.run(_await_checkpoint({**never, "n": 2}, capture, 0.05, report))
+    asyncio.run(_await_checkpoint({**here, "n": 3}, capture, 0.05, report))
+    assert report.lost_at == [] and report.found_again_at == [] and report.misses_in_row == 0
 
 
 def test_a_trace_line_with_a_damaged_checkpoint_stops_the_replay_with_its_line():
     capture = FakeCapture(frame(1, 255))
     with pytest.raises(ReplayError, match="trace line 4"):
         asyncio.run(_await_checkpoint({"n": 4, "screen": "###"}, capture, 0.05, ReplayReport()))
+
+
+def test_a_lost_replay_waits_briefly_for_each_screen_until_one_comes(tmp_path, monkeypatch):
+    from pixel_stream import replay
+
+    capture = FakeCapture(frame(1, 255))
+    capture.width, capture.height = W, H
+    never = encode_thumb(screen_thumb(frame(9, 0)))
+    here = encode_thumb(screen_thumb(frame(1, 255)))
+    screens = [never, never, never, never, here, never]
+    trace = tmp_path / "trace.jsonl"
+    lines = [{"kind": "header", "version": 2, "width": W, "height": H}]
+    lines += [{"n": n, "t": n * 0.01, "client": "agent", "kind": "action", "seq_before": 1,
+               "seq_after": 1, "screen": screen,
+               "event": {"action": "mouse_move", "coordinate": [10 * n, 10]}}
+              for n, screen in enumerate(screens, start=1)]
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    waits = []
+    real = replay._await_checkpoint
+
+    async def checkpoint(event, capture, timeout, report):
+        waits.append(timeout)
+        await real(event, capture, min(timeout, 0.05), report)
+
+    class Injector:  # nothing is injected: only the waits are looked at
+        def move(self, x, y):
+            pass
+
+    async def run(fn, *args):
+        return fn(*args)
+
+    async def quiet(capture, *args):
+        return types.SimpleNamespace(frame=capture.slot.latest, timed_out=False)
+
+    monkeypatch.setattr(replay, "_await_checkpoint", checkpoint)
+    monkeypatch.setattr(replay, "wait_for_quiet", quiet)
+    report = asyncio.run(replay.replay_into(
+        trace, replay.ReplayTarget(capture, Injector(), run), checkpoint_timeout_ms=15000))
+    # three full waits, then lost: a short wait each until the fifth screen comes, then
+    # full waits again
+    assert waits == [15.0, 15.0, 15.0, replay.LOST_WAIT_S, replay.LOST_WAIT_S, 15.0]
+    assert report.lost_at == [3] and report.found_again_at == [5]
+    assert [n for n, _ in report.unmatched] == [1, 2, 3, 4, 6]

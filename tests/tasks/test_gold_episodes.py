@@ -31,6 +31,7 @@ from episodes.episode import DESKTOP_SYSTEMS, Episode, EpisodeConfig
 from episodes.oracle import gold_trace_path, run_oracle
 from episodes.runner import run_episode
 from episodes.workstation import WorkstationError, find_chromium
+from pixel_stream.replay import LOST_AFTER_MISSES
 from sandbox.catalog import load_catalog
 from tests.requirements import requires
 from verifier.sensitivity import run_sensitivity
@@ -146,14 +147,18 @@ def test_recorded_gold_trace_replays_to_one(spec, variant, tmp_path, no_leaks):
     replayed = asyncio.run(run_episode(spec, variant, AgentSpec("replay", trace),
                                        tmp_path / "replay", CONFIG, measure_reset=True))
     replay = json.loads((tmp_path / "replay" / "logs" / "replay.json").read_text())
-    # A replay whose recorded screens stopped coming has gone astray, or its trace shows
-    # screens the apps no longer draw: it then runs on unguarded, and scores 1.0 or not as
-    # the machine's load decides. Either way it is not a replay of the trace.
-    assert replay["checkpoints_abandoned_at"] is None, (
-        f"the recorded screens of inputs {[n for n, _ in replay['unmatched']]} never came "
-        f"(cells differing: {replay['unmatched']}); if the screens changed on purpose, "
-        f"record the trace again: ehr-sandbox run {spec.alias} --variant {variant} "
-        f"--agent gold --save-gold-trace")
+    # A replay whose recorded screens stopped coming runs on nearly unguarded, and scores
+    # 1.0 or not as the machine's load decides: its trace shows screens the apps no longer
+    # draw, or it went astray. A few screens may not come (a file chooser's path bar shows
+    # where the run's folders are), and the replay must find its screens again after them.
+    missed = [n for n, _ in replay["unmatched"]]
+    assert len(missed) <= max(LOST_AFTER_MISSES, replay["checkpoints"] // 10) \
+        and len(replay["found_again_at"]) == len(replay["lost_at"]), (
+        f"the recorded screens of {len(missed)} of {replay['checkpoints']} inputs never came "
+        f"({replay['unmatched']}; lost at {replay['lost_at']}, found again at "
+        f"{replay['found_again_at']}); if the screens changed on purpose, record the trace "
+        f"again: ehr-sandbox run {spec.alias} --variant {variant} --agent gold "
+        f"--save-gold-trace")
     assert replayed.score == 1.0, _failing(replayed)
     assert {e["client"] for e in _inputs(tmp_path / "replay")} == {"replay"}
     assert not no_leaks(), "episode processes outlived stop()"
