@@ -12,8 +12,9 @@ task's own tabs and navigates them in place:
    or cookies: freezing does not apply to a page Playwright keeps visible, and scripts
    must run again before the next page commits);
 2. cookies, site storage and the downloads are cleared. The HTTP cache is kept: it holds
-   only what is the same in every attempt (the sites' static files; their pages and
-   documents are ``no-store``, a document page's picture is revalidated by its content),
+   only what is the same in every attempt (the sites' static files; their pages carry no
+   validator or are ``no-store``, documents are ``no-store``, a document page's picture is
+   revalidated by its content),
    and fetching those again was a third of the reset;
 3. every kept tab goes straight to where it landed at start and its back/forward history
    is dropped; a tab the agent closed is made again after the kept ones. The pointer goes
