@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING, Any
 from episodes.inspector import InspectorClient, InspectorError
 from episodes.oracle.errors import OracleError, OracleViolation
 from episodes.oracle.guard import DRIVER_KEY, ReadOnly, load_gold
-from episodes.oracle.locators import Box, content_origin, has_focus, is_front, screen_box
+from episodes.oracle.locators import (
+    Box,
+    content_origin,
+    covered_by_a_bar,
+    has_focus,
+    is_front,
+    screen_box,
+)
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, taskbar_state
 
 if TYPE_CHECKING:
@@ -272,9 +279,11 @@ class Oracle:
             if found is None:
                 raise OracleError(f"{locator} has no box on the page")
             box, viewport = found
-            if 0 <= box.y and box.y + min(box.height, 40) <= viewport[1]:
+            if 0 <= box.y and box.y + min(box.height, 40) <= viewport[1] \
+                    and not self._run(covered_by_a_bar(locator)):
                 return Box(box.x + viewport[2], box.y + viewport[3], box.width, box.height)
-            direction = "down" if box.y > 0 else "up"
+            # out of view, or under a bar that stays put (a sticky footer: to the middle)
+            direction = "down" if box.y > viewport[1] / 3 else "up"
             distance = abs(box.y - viewport[1] / 3)
             self.act({"action": "scroll", "coordinate": [int(viewport[2] + viewport[0] / 2),
                                                           int(viewport[3] + viewport[1] / 2)],

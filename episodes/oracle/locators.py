@@ -34,6 +34,29 @@ async def content_origin(page: Any) -> tuple[float, float]:
     return sx + border, sy + (oh - ih) - border
 
 
+# Whether a bar that stays put while the page scrolls (a sticky header or footer, a fixed
+# toolbar) covers the element's centre, where a click on it lands.
+COVERED_BY_A_BAR = """el => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  if (!hit || el === hit || el.contains(hit)) return false;
+  for (let n = hit; n && n !== document.body; n = n.parentElement) {
+    const position = getComputedStyle(n).position;
+    if (position === 'fixed' || position === 'sticky') return !n.contains(el);
+  }
+  return false;
+}"""
+
+
+async def covered_by_a_bar(locator: Any) -> bool:
+    """Whether a sticky or fixed bar of the page covers where a click on ``locator`` lands
+    (scrolled into view "if needed", an element can end under a page's sticky footer)."""
+    try:
+        return bool(await locator.evaluate(COVERED_BY_A_BAR, timeout=2000))
+    except Exception:  # noqa: BLE001 - gone or navigating: the next look tells
+        return False
+
+
 async def screen_box(locator: Any, timeout_s: float):
     """(box in viewport pixels, (viewport w, h, screen x0, y0)) or None."""
     try:

@@ -118,3 +118,40 @@ def test_read_only_proxies_of_real_chromium_pages_read_and_refuse_every_acting_m
             "dispatch_event", "keyboard", "mouse", "context", "set_content",
             "element_handle", "select_option", "check"} <= refused
     assert seen["after"] == ("form", "Ann")  # nothing acted on the page
+
+
+BARRED = """<style>body { margin: 0 } .bar { position: sticky; bottom: 0; height: 60px;
+background: #eee } header { position: fixed; top: 0; height: 40px; width: 100%;
+background: #ddd }</style><header>Top bar <button id=menu>Menu</button></header>
+<div style="height: 700px"></div><label id=caption for=s>Type of document</label>
+<select id=s><option>- Select -</option></select><div style="height: 900px"></div>
+<div class=bar><button id=save>Save draft</button></div>"""
+
+
+@pytest.mark.slow
+@requires(_chromium() is not None, "chromium is not installed")
+def test_an_element_under_a_sticky_or_fixed_bar_is_covered_and_one_in_it_is_not():
+    from playwright.async_api import async_playwright
+
+    from episodes.oracle.locators import covered_by_a_bar
+
+    async def scenario() -> list[bool]:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=_chromium(),
+                                               args=["--no-sandbox"])
+            try:
+                page = await browser.new_page(viewport={"width": 800, "height": 740})
+                await page.set_content(BARRED)
+                caption = page.locator("#caption")
+                seen = [await covered_by_a_bar(caption)]  # under the sticky footer
+                await page.evaluate("scrollBy(0, 300)")
+                seen.append(await covered_by_a_bar(caption))  # in the open
+                await page.evaluate("scrollTo(0, 690)")
+                seen.append(await covered_by_a_bar(caption))  # under the fixed header
+                seen += [await covered_by_a_bar(page.locator("#save")),  # in the bars
+                         await covered_by_a_bar(page.locator("#menu"))]
+                return seen
+            finally:
+                await browser.close()
+
+    assert asyncio.run(scenario()) == [True, False, True, False, False]
