@@ -324,7 +324,6 @@ class EncodedFeed:
                     if self._stop:
                         self._thread = None
                         return
-                    sinks = list(self._sinks)
                     # the newest publish went as tiles already (see ``_divert``)
                     diverted = (frame is not None and tick <= self._diverted_tick
                                 and not self._keyframe_due())
@@ -348,9 +347,14 @@ class EncodedFeed:
                     last_seq = self._last_seq
                     if not keyframe and not heartbeat and self._send_as_tiles(frame, last_seq):
                         continue
-                if keyframe:
-                    self._keyframe_wanted = False
-                    self._last_keyframe_at = time.monotonic()
+                    # who gets this frame, and the keyframe requests it answers, together: a
+                    # viewer that subscribes from now on is not among them and its request
+                    # stays (taken apart, a viewer that joined during a keyframe's encoding
+                    # lost its request and waited for a keyframe that never came)
+                    sinks = list(self._sinks)
+                    if keyframe:
+                        self._keyframe_wanted = False
+                        self._last_keyframe_at = time.monotonic()
                 pts = max(int((time.monotonic() - self._t0) * VIDEO_CLOCK), self._last_pts + 1)
                 self._last_pts = pts
                 dirty = None if last_seq is None else self.slot.damage_since(last_seq)

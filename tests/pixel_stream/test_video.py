@@ -70,3 +70,50 @@ def test_damage_since_unions_skipped_frames():
     for seq in range(4, 80):
         slot.publish(frame(seq, pixels, Rect(0, 0, 1, 1)))
     assert slot.damage_since(1) is None  # too long ago: everything
+
+
+def test_a_viewer_that_subscribes_while_the_feed_starts_gets_a_keyframe(monkeypatch):
+    """A viewer that subscribes while the feed's thread makes its encoder for the first
+    viewer's keyframe (tens of ms) gets that keyframe or one of its own: its request is not
+    taken as answered by a keyframe sent only to the viewers before it."""
+    import threading
+
+    from pixel_stream import video
+
+    monkeypatch.setattr(video, "MIN_KEYFRAME_INTERVAL_S", 0.0)
+    making, release = threading.Event(), threading.Event()
+    real_init = VideoEncoder.__init__
+
+    def slow_first_encoder(self, *args, **kwargs):
+        if not making.is_set():
+            making.set()
+            release.wait(10)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(VideoEncoder, "__init__", slow_first_encoder)
+    slot = FrameSlot()
+    rng = random.Random(5)
+    slot.publish(frame(1, bytearray(rng.randbytes(W * H * 4)), Rect(0, 0, W, H)))
+    feed = video.EncodedFeed(slot, "H264")
+    got: dict[str, list[bool]] = {"first": [], "second": []}
+    lock = threading.Lock()
+
+    def sink(name):
+        def receive(packets, is_key):
+            with lock:
+                got[name].append(is_key)
+        return receive
+
+    feed.subscribe(sink("first"))
+    try:
+        assert making.wait(10)  # the feed's thread makes its encoder for the first viewer
+        feed.subscribe(sink("second"))  # ... when the second viewer joins
+        release.set()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and True not in got["second"]:
+            time.sleep(0.01)
+        assert got["first"][:1] == [True]
+        assert True in got["second"], f"the second viewer got {got['second']}"
+    finally:
+        release.set()
+        feed.stop()
