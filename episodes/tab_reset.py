@@ -14,8 +14,7 @@ task's own tabs and navigates them in place:
 2. cookies, site storage and the downloads are cleared. The HTTP cache is kept: it holds
    only what is the same in every attempt (the sites' static files; their pages carry no
    validator or are ``no-store``, documents are ``no-store``, a document page's picture is
-   revalidated by its content),
-   and fetching those again was a third of the reset;
+   revalidated by its content), and fetching those again was a third of the reset;
 3. every kept tab goes straight to where it landed at start and its back/forward history
    is dropped; a tab the agent closed is made again after the kept ones. The pointer goes
    back to the middle of the screen, where a display starts it, and a site the agent
@@ -134,11 +133,11 @@ class BrowserReset:
         async def load(index: int, page: Any) -> bool:
             """Loaded, its history dropped; whether its site is zoomed."""
             await station.load_page(page, station.landing(station.tabs[index]))
-            if index >= len(self.sessions):
-                return await _zoomed(page)
-            # a kept tab: its attempt's history goes (beside the zoom's question)
+            # a kept tab's history of the attempt goes, beside the zoom's question
+            kept = index < len(self.sessions)
             _, zoomed = await asyncio.gather(
-                self.sessions[index].send("Page.resetNavigationHistory"), _zoomed(page))
+                self.sessions[index].send("Page.resetNavigationHistory") if kept
+                else asyncio.sleep(0), _zoomed(page))
             return zoomed
 
         with self.phases.span("browser: tabs loaded"):

@@ -349,8 +349,8 @@ class EncodedFeed:
                         continue
                     # who gets this frame, and the keyframe requests it answers, together: a
                     # viewer that subscribes from now on is not among them and its request
-                    # stays (taken apart, a viewer that joined during a keyframe's encoding
-                    # lost its request and waited for a keyframe that never came)
+                    # stays (taken apart, a viewer that joined while the encoder was made for
+                    # the first keyframe lost its request and waited for one that never came)
                     sinks = list(self._sinks)
                     if keyframe:
                         self._keyframe_wanted = False
