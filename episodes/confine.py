@@ -4,15 +4,24 @@ Chromium's GTK file chooser (how a user attaches a file in a portal or the Works
 browse any folder the browser process can read, URL blocklists notwithstanding. So the
 browser runs in a private mount and PID namespace (``unshare``, we run as root) whose root
 is an **empty** tmpfs: nothing of the machine is there unless it is bound back (default
-deny, whatever the machine has at ``/``). Bound back, at their own paths:
+deny, whatever the machine has at ``/``). Bound back (at their own paths unless said):
 
 * read-only: ``/usr`` (with the ``/bin``, ``/lib*``, ``/sbin`` links or folders of the
   machine), the pieces of ``/etc`` Chromium, GTK and fontconfig read (``ETC_PIECES``), the
   font cache, the folder of the browser binary when it is not under ``/usr``;
-* the episode's folders: the browser's HOME (its profile; writable), Documents (``input/``,
-  read-only), Downloads (writable), Output (read-only) and the X socket folder;
+* the run's home folder at its own path (writable: the profiles, whose paths Playwright
+  hands the browser) and the X socket folder;
 * new and empty: ``/proc`` (of the new PID namespace), ``/dev`` with only ``null``,
-  ``zero``, ``full``, ``random``, ``urandom``, ``tty`` and its own ``shm``, and ``/tmp``.
+  ``zero``, ``full``, ``random``, ``urandom``, ``tty`` and its own ``shm``, ``/tmp`` and
+  the user's home ``/home/clinic`` (``CLINIC_HOME``), into which the run's folders are
+  bound: ``.config``, ``.cache`` and ``.local`` of the run's home, ``Documents``
+  (``input/``, read-only), ``Downloads`` (writable) and ``Output`` (read-only).
+
+So the browser's HOME is ``/home/clinic`` on every machine: the file chooser's path bar
+reads "clinic / Documents" wherever the run lives (the run's own path would tell the agent
+the machine's layout and make every dialog's picture differ between runs, which a recorded
+trace's checkpoints cannot match). ``BrowserFolders`` names the folders as the browser sees
+them (``browser_folders``: the clinic's when confined, the run's own otherwise).
 
 The root itself is read-only, and the old root is detached (``pivot_root``), so the view
 has no way back to the machine's file system; the PID namespace with its own ``/proc``
@@ -62,16 +71,46 @@ BROWSER_VARIABLES = frozenset({
     "XDG_DATA_HOME", "XDG_DOWNLOAD_DIR", "XDG_DOCUMENTS_DIR"})
 
 
+CLINIC_HOME = Path("/home/clinic")
+# the run's home's folders bound into the clinic's home (the profiles, caches, GTK bookmarks)
+HOME_PIECES = (".config", ".cache", ".local")
+
+
 class ConfinementError(RuntimeError):
     """The browser cannot be confined on this machine (no mount namespace)."""
 
 
 @dataclass(frozen=True)
 class Bind:
-    """A folder (or file) bound into the confined view at its own path."""
+    """A folder (or file) bound into the confined view, at ``at`` or at its own path."""
 
     path: Path
     writable: bool = False
+    at: Path | None = None
+
+    @property
+    def target(self) -> Path:
+        return self.path if self.at is None else self.at
+
+
+@dataclass(frozen=True)
+class BrowserFolders:
+    """The episode's folders as the browser sees them (its HOME, the file chooser's
+    bookmarks, its download folder, the ``file://`` it may open)."""
+
+    home: Path
+    documents: Path
+    downloads: Path
+    output: Path
+
+
+def browser_folders(*, confined: bool, home: Path, documents: Path, downloads: Path,
+                    output: Path) -> BrowserFolders:
+    """The clinic's fixed folders when the browser is confined; else the run's own."""
+    if confined:
+        return BrowserFolders(CLINIC_HOME, CLINIC_HOME / "Documents",
+                              CLINIC_HOME / "Downloads", CLINIC_HOME / "Output")
+    return BrowserFolders(*(Path(p).resolve() for p in (home, documents, downloads, output)))
 
 
 def enabled() -> bool:
@@ -115,33 +154,39 @@ def _under(path: Path, folder: Path) -> bool:
 @dataclass(frozen=True)
 class Confinement:
     """What the confined program sees: an empty root where only ``visible`` is bound back
-    (read-only unless writable), plus system links, a new /proc, /dev and /tmp. ``stage``
-    is a host folder the new root is mounted on (in the namespace only)."""
+    (read-only unless writable), plus system links, a new /proc, /dev and /tmp and the new,
+    empty ``scratch`` folders (writable). ``stage`` is a host folder the new root is
+    mounted on (in the namespace only)."""
 
     visible: tuple[Bind, ...]
     links: tuple[tuple[str, str], ...]
     stage: Path
+    scratch: tuple[Path, ...] = ()
 
     @classmethod
     def for_browser(cls, *, home: Path, documents: Path, downloads: Path,
                     output: Path | None = None, program: str | None = None,
                     stage: Path | None = None) -> Confinement:
-        """The workstation browser's view: the system read-only, its HOME, Documents,
-        Downloads, Output and the X socket folder."""
+        """The workstation browser's view: the system read-only, the run's home, the X
+        socket folder, and the clinic's home with the run's Documents, Downloads and
+        Output in it."""
         home = Path(home).resolve()
-        binds = [Bind(home, True), Bind(Path(documents).resolve()),
-                 Bind(Path(downloads).resolve(), True)]
+        binds = [Bind(home, True), Bind(X11_SOCKETS)]
+        binds += [Bind(home / piece, True, CLINIC_HOME / piece) for piece in HOME_PIECES]
+        binds += [Bind(Path(documents).resolve(), at=CLINIC_HOME / "Documents"),
+                  Bind(Path(downloads).resolve(), True, CLINIC_HOME / "Downloads")]
         if output is not None:
-            binds.append(Bind(Path(output).resolve()))
-        binds.append(Bind(X11_SOCKETS))
+            binds.append(Bind(Path(output).resolve(), at=CLINIC_HOME / "Output"))
         if program is not None:
             folder = Path(os.path.realpath(program)).parent
             if not any(_under(folder, Path(s)) for s in SYSTEM):
                 binds.append(Bind(folder))
-        return cls.of(binds, stage=stage or home.parent / ".browser-root")
+        return cls.of(binds, stage=stage or home.parent / ".browser-root",
+                      scratch=(CLINIC_HOME,))
 
     @classmethod
-    def of(cls, binds: list[Bind], *, stage: Path) -> Confinement:
+    def of(cls, binds: list[Bind], *, stage: Path,
+           scratch: tuple[Path, ...] = ()) -> Confinement:
         system, links = [], []
         for name in SYSTEM:
             path = Path(name)
@@ -152,8 +197,8 @@ class Confinement:
         system += [Bind(Path("/etc") / piece) for piece in ETC_PIECES]
         system += [Bind(Path(p)) for p in OTHER_READ_ONLY]
         wanted = [b for b in [*system, *binds] if b.path.exists()]
-        visible = tuple(sorted(wanted, key=lambda b: (len(b.path.parts), str(b.path))))
-        return cls(visible, tuple(links), Path(stage))
+        visible = tuple(sorted(wanted, key=lambda b: (len(b.target.parts), str(b.target))))
+        return cls(visible, tuple(links), Path(stage), tuple(Path(p) for p in scratch))
 
     def mount_plan(self) -> list[list[str]]:
         """The steps made inside the new namespace, in order, as ``[op, args...]``; paths
@@ -161,13 +206,15 @@ class Confinement:
         plan = [["root", str(self.stage)]]
         for target, name in self.links:
             plan.append(["symlink", target, name])
-        # the new folders first: a run folder under /tmp is bound on top of the new /tmp
+        # the new folders first: a run folder under /tmp is bound on top of the new /tmp,
+        # the run's Documents into the new home
         plan += [["proc", "/proc"], ["tmpfs", "/dev", "0755"]]
         plan += [["bind", f"/dev/{d}", f"/dev/{d}"] for d in DEVICES
                  if Path(f"/dev/{d}").exists()]
         plan += [["tmpfs", "/dev/shm", "1777"], ["symlink", "/proc/self/fd", "/dev/fd"]]
         plan += [["tmpfs", "/tmp", "1777"]]
-        plan += [["bind" if b.writable else "robind", str(b.path), str(b.path)]
+        plan += [["tmpfs", str(folder), "0755"] for folder in self.scratch]
+        plan += [["bind" if b.writable else "robind", str(b.path), str(b.target)]
                  for b in self.visible]
         plan.append(["pivot"])
         return plan

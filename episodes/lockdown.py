@@ -15,8 +15,10 @@ policies set):
   the hub, a pixel session's agent API or anything else on the machine;
 * downloads go to the episode's Downloads without a prompt;
 * the browser runs in its own mount and PID namespace (``episodes.confine``) where the
-  machine's folders are empty and only its HOME, Documents, Downloads and Output are there,
-  so the file chooser cannot upload the task's seed or anything else outside them.
+  machine's folders are empty and only its HOME (``/home/clinic``), Documents, Downloads
+  and Output are there, so the file chooser cannot upload the task's seed or anything
+  else outside them. The paths given here are the ones the browser sees
+  (``Workstation.browser_folders``).
 
 The browser is launched by Playwright over ``--remote-debugging-pipe`` (never a TCP port):
 the pipe is how the oracle driver *locates* elements (``episodes.oracle``) and how reset
@@ -64,7 +66,7 @@ def browser_preferences(*, allowed_hosts: Iterable[str], documents: Path, downlo
                         homepage: str, startup_urls: Iterable[str] = ()) -> dict[str, Any]:
     """The profile's ``Default/Preferences``: the lock-down and the quiet defaults. The
     browser opens ``startup_urls`` (``homepage`` when empty) as its first tabs."""
-    allow = [*allowed_hosts, PDF_VIEWER, f"file://{Path(documents).resolve()}/"]
+    allow = [*allowed_hosts, PDF_VIEWER, f"file://{Path(documents)}/"]
     return {
         # "*" alone leaves the browser's own schemes open: name them
         "policy": {"url_blocklist": ["*", *BLOCKED_SCHEMES], "url_allowlist": allow},

@@ -38,6 +38,7 @@ from episodes.phases import Phases
 from episodes.tab_reset import BrowserReset, reset_browser, strip_band, strips_differ
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT, activate_window
 from portal_web.settings import DEFAULT_HOSTS
+from sandbox.clock import ClockError, SandboxClock
 
 log = logging.getLogger(__name__)
 
@@ -181,11 +182,20 @@ class Workstation:
             env.pop(key, None)
         return env
 
+    @property
+    def browser_folders(self) -> confine.BrowserFolders:
+        """HOME, Documents, Downloads and Output as the browser sees them: the clinic's
+        fixed folders when it is confined (episodes.confine), else the run's own."""
+        return confine.browser_folders(
+            confined=self._confining(), home=self.home, documents=self.documents,
+            downloads=self.downloads, output=self.documents.parent / "output")
+
     def browser_environment(self) -> dict[str, str]:
         """The browser's whole environment: none of the launcher's (episodes.confine)."""
-        return confine.browser_environment(home=self.home, display=self.display.name,
-                                           documents=self.documents,
-                                           downloads=self.downloads)
+        seen = self.browser_folders
+        return confine.browser_environment(home=seen.home, display=self.display.name,
+                                           documents=seen.documents,
+                                           downloads=seen.downloads)
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self, playwright: Any) -> Workstation:
@@ -269,11 +279,20 @@ class Workstation:
             if not link.exists() and not link.is_symlink():
                 link.symlink_to(os.path.relpath(target, self.home))
         (self.home / ".config" / "gtk-3.0").mkdir(parents=True, exist_ok=True)
+        for piece in confine.HOME_PIECES:  # bound into the confined browser's home
+            (self.home / piece).mkdir(exist_ok=True)
         # the file chooser's side bar: the episode's folders only
-        bookmarks = [f"file://{self.documents.resolve()} Documents",
-                     f"file://{self.downloads.resolve()} Downloads",
-                     f"file://{(self.documents.parent / 'output').resolve()} Output"]
+        seen = self.browser_folders
+        bookmarks = [f"file://{seen.documents} Documents", f"file://{seen.downloads} Downloads",
+                     f"file://{seen.output} Output"]
         (self.home / ".config" / "gtk-3.0" / "bookmarks").write_text("\n".join(bookmarks) + "\n")
+        # the desktop is the home (no side-bar entry for a Desktop folder that is not there)
+        (self.home / ".config" / "user-dirs.dirs").write_text(
+            'XDG_DESKTOP_DIR="$HOME"\nXDG_DOCUMENTS_DIR="$HOME/Documents"\n'
+            'XDG_DOWNLOAD_DIR="$HOME/Downloads"\n')
+        # no list of recently used files: it would carry an attempt's files over a reset
+        (self.home / ".config" / "gtk-3.0" / "settings.ini").write_text(
+            "[Settings]\ngtk-recent-files-enabled = false\ngtk-recent-files-max-age = 0\n")
 
     def _start_taskbar(self):
         """``python -m episodes.taskbar``, told to go at once (through ``prestart``: with a
@@ -294,8 +313,9 @@ class Workstation:
     async def _launch(self, playwright: Any, chromium: str, profile: Path, rules: str,
                       extra: list[str], allowed_hosts: list[str], homepage: str,
                       label: str = "tab browser", startup_urls: Iterable[str] = ()):
+        seen = self.browser_folders
         prepare_profile(profile, browser_preferences(
-            allowed_hosts=allowed_hosts, documents=self.documents, downloads=self.downloads,
+            allowed_hosts=allowed_hosts, documents=seen.documents, downloads=seen.downloads,
             homepage=homepage, startup_urls=startup_urls))
         width, height = self.work_area
         with self._span(f"{label}: confinement launcher"):
@@ -387,10 +407,26 @@ class Workstation:
         self._browser_exited = False
         self.context.on("close", lambda _ctx: self._tab_browser_closed())
         # Downloads keep their own names in the episode's Downloads (Playwright's default
-        # would store them under random names in a temporary folder).
+        # would store them under random names in a temporary folder), dated by the sandbox
+        # clock once done (``_download_progress``).
         self._cdp = await self.context.browser.new_browser_cdp_session()
+        self._cdp.on("Browser.downloadProgress", self._download_progress)
         await self._cdp.send("Browser.setDownloadBehavior", {
-            "behavior": "allow", "downloadPath": str(self.downloads)})
+            "behavior": "allow", "downloadPath": str(self.browser_folders.downloads),
+            "eventsEnabled": True})
+
+    def _download_progress(self, event: dict[str, Any]) -> None:
+        """A finished download's modification time becomes the sandbox clock's now, so the
+        file chooser lists it at the time the taskbar shows (not the machine's). The file is
+        found by its name: the browser gives its path as it sees it (episodes.confine)."""
+        if event.get("state") != "completed" or not event.get("filePath"):
+            return
+        path = self.downloads / Path(str(event["filePath"])).name
+        try:
+            stamp = SandboxClock.load(self.clock_path).now().timestamp()
+            os.utime(path, (stamp, stamp))
+        except (OSError, ClockError) as exc:
+            log.warning("could not date the download %s by the sandbox clock: %s", path, exc)
 
     async def _launch_receiver(self, playwright: Any, chromium: str) -> None:
         if self.receiver_port is None:

@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import random
 from collections.abc import Callable
 from datetime import date, datetime
@@ -406,13 +407,20 @@ def render_blob(generator: dict[str, Any], task_dir: Path | None, name: str) -> 
     return render(spec, task_dir)
 
 
-def write_inputs(specs: list[InputFile], task_dir: Path | None, out_dir: Path) -> list[Path]:
+def write_inputs(specs: list[InputFile], task_dir: Path | None, out_dir: Path,
+                 modified: datetime | None = None) -> list[Path]:
+    """Write the input files under ``out_dir``; with ``modified`` (the sandbox clock's
+    start), each file's modification time is that moment, so a file chooser lists the same
+    dates in every run rather than the machine's time of seeding."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for spec in specs:
         target = out_dir / spec.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(render(spec, task_dir))
+        if modified is not None:
+            stamp = modified.timestamp()
+            os.utime(target, (stamp, stamp))
         written.append(target)
     return written
 

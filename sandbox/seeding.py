@@ -181,7 +181,8 @@ def seed_task(spec: TaskSpec, variant: str | None, out_dir: Path, *,
         finally:
             store.dispose()
         checkpoint(path)
-    write_inputs(task_inputs(spec, variant), spec.folder, out_dir / "input")
+    write_inputs(task_inputs(spec, variant), spec.folder, out_dir / "input",
+                 modified=clock.now())
     snapshot(out_dir)
     run = {"task": spec.id, "alias": spec.alias, "variant": variant,
            "episode_id": episode_id, "engine_version": __version__}

@@ -21,16 +21,18 @@ from episodes.processes import pids_with_argument
 from sandbox.paths import REPO_ROOT, TASKS_DIR
 from tests.requirements import requires
 
-# what the confined root may hold at its top level: the system, /proc, /dev, /tmp and the
-# first folder of the run's own path
+# what the confined root may hold at its top level: the system, /proc, /dev, /tmp, the
+# clinic's /home and the first folder of the run's own path
 SYSTEM_NAMES = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "var", "proc",
-                "dev", "tmp"}
+                "dev", "tmp", "home"}
 
 
 def _run_folders(root: Path) -> dict[str, Path]:
     folders = {name: root / name for name in ("home", "input", "downloads", "output")}
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
+    for piece in confine.HOME_PIECES:
+        (folders["home"] / piece).mkdir()
     return folders
 
 
@@ -46,17 +48,28 @@ def test_the_plan_starts_from_an_empty_root_and_binds_back_only_what_the_browser
     assert plan[0] == ["root", str((tmp_path / "run" / ".browser-root").resolve())]
     assert plan[-1] == ["pivot"]
     binds = {step[2]: step[0] for step in plan if step[0] in ("bind", "robind")}
-    # the run's folders, at their own paths: HOME and Downloads writable, the rest not
+    sources = {step[2]: step[1] for step in plan if step[0] in ("bind", "robind")}
+    # the run's home at its own path (the profiles' paths), writable
     assert binds[str(run["home"].resolve())] == "bind"
-    assert binds[str(run["downloads"].resolve())] == "bind"
-    assert binds[str(run["input"].resolve())] == "robind"
-    assert binds[str(run["output"].resolve())] == "robind"
+    # the run's folders in the clinic's home: Downloads writable, Documents and Output not
+    clinic = confine.CLINIC_HOME
+    assert ["tmpfs", str(clinic), "0755"] in plan
+    for name, folder, op in (("Documents", "input", "robind"),
+                             ("Downloads", "downloads", "bind"),
+                             ("Output", "output", "robind"),
+                             (".config", "home/.config", "bind")):
+        target = str(clinic / name)
+        assert binds[target] == op and sources[target] == str(
+            (tmp_path / "run" / folder).resolve()), name
+    # and nowhere else: not at their own paths
+    for folder in ("input", "downloads", "output"):
+        assert str(run[folder].resolve()) not in binds
     # the system read-only; nothing else of the machine: not /, not a whole /etc, /root,
     # /work, /home, /opt, the repository, the stores or the host's /tmp
     assert binds["/usr"] == "robind"
-    run_paths = {str(p.resolve()) for p in run.values()}
     for target, op in binds.items():
-        if target in run_paths or target.startswith("/dev/"):
+        if target == str(run["home"].resolve()) or target.startswith(
+                ("/dev/", f"{clinic}/")):
             continue
         assert op == "robind", target
         assert target == "/usr" or target.startswith(("/etc/", "/var/cache/", "/tmp/.X11")), \
@@ -67,10 +80,12 @@ def test_the_plan_starts_from_an_empty_root_and_binds_back_only_what_the_browser
     # new, empty folders rather than the machine's
     assert ["proc", "/proc"] in plan and ["tmpfs", "/tmp", "1777"] in plan
     assert ["tmpfs", "/dev", "0755"] in plan
-    # the new /tmp comes before the binds that may lie under it (a run under /tmp)
-    assert plan.index(["tmpfs", "/tmp", "1777"]) < min(
-        i for i, step in enumerate(plan) if step[0] in ("bind", "robind")
-        and not step[1].startswith("/dev/"))
+    # the new /tmp and home come before the binds that may lie under them (a run under
+    # /tmp, the run's folders in the home)
+    first_bind = min(i for i, step in enumerate(plan) if step[0] in ("bind", "robind")
+                     and not step[1].startswith("/dev/"))
+    assert plan.index(["tmpfs", "/tmp", "1777"]) < first_bind
+    assert plan.index(["tmpfs", str(clinic), "0755"]) < first_bind
 
 
 def test_a_browser_outside_usr_gets_its_own_folder_bound_read_only(tmp_path):
@@ -182,12 +197,29 @@ def test_the_browser_gets_a_minimal_environment_not_its_launchers(tmp_path, monk
     monkeypatch.setenv("EHR_PLANTED_SECRET", "s3cret")
     monkeypatch.setenv("PYTHONPATH", "/work")
     monkeypatch.setenv("EHR_TEST_MARK", "m")
+    monkeypatch.delenv(confine.SWITCH, raising=False)
     station = _workstation(tmp_path)
     env = station.browser_environment()
     assert "EHR_PLANTED_SECRET" not in env and "PYTHONPATH" not in env
     assert set(env) <= confine.BROWSER_VARIABLES | set(confine.PASSED_ENVIRONMENT)
-    assert env["HOME"] == str(station.home) and env["DISPLAY"] == ":99"
+    assert env["DISPLAY"] == ":99"
     assert env["EHR_TEST_MARK"] == "m"  # the leak checks still find the browser
+    # confined, the browser's folders are the clinic's, the same on every machine
+    assert env["HOME"] == "/home/clinic"
+    assert env["XDG_DOCUMENTS_DIR"] == "/home/clinic/Documents"
+    assert env["XDG_DOWNLOAD_DIR"] == "/home/clinic/Downloads"
+    station._prepare_home()
+    bookmarks = (station.home / ".config" / "gtk-3.0" / "bookmarks").read_text().split("\n")
+    assert bookmarks[:3] == ["file:///home/clinic/Documents Documents",
+                             "file:///home/clinic/Downloads Downloads",
+                             "file:///home/clinic/Output Output"]
+    gtk = (station.home / ".config" / "gtk-3.0" / "settings.ini").read_text()
+    assert "gtk-recent-files-enabled = false" in gtk  # nothing carried over a reset
+    # unconfined, they are the run's own
+    monkeypatch.setenv(confine.SWITCH, "0")
+    env = station.browser_environment()
+    assert env["HOME"] == str(station.home.resolve())
+    assert env["XDG_DOCUMENTS_DIR"] == str(station.documents.resolve())
 
 
 def _namespaces_allowed() -> bool:
@@ -216,17 +248,20 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
     seed = next(TASKS_DIR.glob("*/seed/*.yaml"), REPO_ROOT / "pyproject.toml")
     host_files = [p for p in Path("/").iterdir() if p.is_file() and not p.is_symlink()]
     probe = f"""
-        cat {run['input']}/referral.txt
+        cat /home/clinic/Documents/referral.txt
         for p in {marker} {seed} {REPO_ROOT}/pyproject.toml /proc/1/root{seed} \\
-                 /root /work /home /opt /etc/shadow {launcher} \\
+                 /root /work /opt /etc/shadow {launcher} {run['input']} \\
+                 {run['downloads']} {run['output']} \\
                  {' '.join(str(p) for p in host_files)}; do
             [ -e "$p" ] && [ -n "$(ls -A "$p" 2>/dev/null || echo file)" ] && echo "SEEN $p"
         done
         for p in /* /proc/1/root/*; do [ -f "$p" ] && echo "FILE AT ROOT $p"; done
         echo "TOP $(ls -A / | tr '\\n' ' ')"
-        touch {run['input']}/new.txt 2>/dev/null && echo "WROTE input"
+        touch /home/clinic/Documents/new.txt 2>/dev/null && echo "WROTE input"
+        touch /home/clinic/Output/new.txt 2>/dev/null && echo "WROTE output"
         touch /new.txt 2>/dev/null && echo "WROTE root"
-        touch {run['downloads']}/saved.txt && echo "downloads writable"
+        echo "HOME $(ls -A /home | tr '\\n' ' ')"
+        touch /home/clinic/Downloads/saved.txt && echo "downloads writable"
         touch /tmp/scratch && echo "tmp writable"
         echo pipe-ok >&4
         true
@@ -250,6 +285,7 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
     top = set(done.stdout.split("TOP ", 1)[1].split("\n", 1)[0].split())
     assert top <= SYSTEM_NAMES | {tmp_path.resolve().parts[1]}, top
     assert "WROTE" not in done.stdout
+    assert done.stdout.split("HOME ", 1)[1].split("\n", 1)[0].split() == ["clinic"]
     assert "downloads writable" in done.stdout and "tmp writable" in done.stdout
     assert (run["downloads"] / "saved.txt").exists()  # the same folder, not a copy
     assert through_pipe == "pipe-ok\n"
@@ -287,9 +323,10 @@ def test_a_real_episode_browser_sees_neither_the_seeds_nor_the_machines_root(
                 assert not (view / seed.relative_to("/")).exists()
                 assert not (view / "work" / "shared").exists()
                 assert not (view / (run / "stores").relative_to("/")).exists()
-                seen = sorted(p.name for p in (view / (run / "input").relative_to("/"))
+                seen = sorted(p.name for p in (view / "home" / "clinic" / "Documents")
                               .iterdir())
                 assert seen == documents
+                assert not (view / (run / "input").relative_to("/")).exists()
             # the environment of each main browser process (its helpers write their titles
             # over theirs)
             mains = [pid for pid in browsers if _parent_name(pid) != "chromium"]
@@ -298,6 +335,7 @@ def test_a_real_episode_browser_sees_neither_the_seeds_nor_the_machines_root(
                 environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
                 names = {e.split(b"=", 1)[0].decode() for e in environ if e}
                 assert "EHR_PLANTED_SECRET" not in names
+                assert b"HOME=/home/clinic" in environ
                 # PWD: the launcher's sh; LC_CTYPE: Python's locale coercion in confine_exec
                 assert names <= confine.BROWSER_VARIABLES | set(confine.PASSED_ENVIRONMENT) \
                     | {"PWD", "LC_CTYPE"}, names

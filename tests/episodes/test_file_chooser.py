@@ -7,13 +7,22 @@ file at the machine's root cannot be chosen."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
 
 from episodes.episode import Episode, EpisodeConfig
 from episodes.oracle import run_oracle
-from episodes.oracle_steps.web import FILE_CHOOSER, attach_file, page, tap, window_titled
+from episodes.oracle_steps.web import (
+    FILE_CHOOSER,
+    attach_file,
+    page,
+    tap,
+    wait_for_download,
+    window_titled,
+)
+from sandbox.clock import SandboxClock
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +74,21 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
         if control.input_value():
             tap(o, ws.get_by_role("button", name="Upload", exact=True))
             o.wait(2.0)
+            o.key("alt+Left")  # from the browser's "file couldn't be accessed" page
+        # a download is dated by the sandbox clock, as the inputs are
+        documents = ws.get_by_role("link", name=re.compile(r"^Documents\b")).first
+        page(o, documents)
+        tap(o, documents)
+        download = ws.get_by_label("Download referral.txt")
+        page(o, download)
+        tap(o, download)
+        wait_for_download(o, "referral.txt")
+        for _ in range(20):  # dated just after the browser says it is done
+            seen["downloaded"] = (tmp_path / "run" / "downloads" / "referral.txt").stat()
+            seen["sandbox_now"] = SandboxClock.load(tmp_path / "run" / "clock.json").now()
+            if abs(seen["downloaded"].st_mtime - seen["sandbox_now"].timestamp()) < 120:
+                break
+            o.wait(0.1)
 
     async def scenario():
         episode = Episode(spec, run_dir=tmp_path / "run",
@@ -84,6 +108,11 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
     assert seen["after_escape"] == ""
     assert not (tmp_path / "run" / "output" / host_file.name).exists(), \
         f"{host_file} was uploaded through the file chooser"
+    # the chooser lists the inputs and the downloads at the sandbox's time, not the machine's
+    modified = (tmp_path / "run" / "input" / "referral.txt").stat().st_mtime
+    assert abs(modified - seen["sandbox_now"].timestamp()) < 600, modified
+    assert abs(seen["downloaded"].st_mtime - seen["sandbox_now"].timestamp()) < 120, \
+        (seen["downloaded"].st_mtime, seen["sandbox_now"])
     uploaded = tmp_path / "run" / "output" / "insurance_card.png"
     original = tmp_path / "run" / "input" / "insurance_card.png"
     assert uploaded.read_bytes() == original.read_bytes()

@@ -147,3 +147,21 @@ def test_the_world_cache_key_follows_the_loaded_schema():
     finally:
         table._columns.remove(extra)
     assert seeding._world_key("acme", world, clock) == before
+
+
+def test_input_files_are_dated_at_the_sandbox_clock_and_reset_keeps_the_date(tmp_path):
+    """A file chooser lists the inputs' modification times: they are the sandbox's start,
+    not the machine's time of seeding, and a reset that puts a file back keeps it."""
+    from episodes.run_files import prepare_run_dir, reset_files_and_stores
+    from sandbox.clock import SandboxClock
+
+    spec = next(s for s in CATALOG if s.inputs)
+    run = tmp_path / "run"
+    prepare_run_dir(spec, "default", run, "e1")
+    start = SandboxClock(start=spec.clock).now().timestamp()
+    files = [p for p in (run / "input").rglob("*") if p.is_file()]
+    assert files
+    assert {p.stat().st_mtime for p in files} == {start}
+    files[0].write_bytes(b"changed")
+    reset_files_and_stores(spec, "default", run)
+    assert files[0].stat().st_mtime == start
