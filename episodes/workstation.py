@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from episodes import confine
-from episodes.confine import Confinement
+from episodes.confine import BrowserFolders, Confinement
 from episodes.lockdown import (
     IGNORED_PLAYWRIGHT_ARGS,
     WorkstationError,
@@ -183,7 +183,7 @@ class Workstation:
         return env
 
     @property
-    def browser_folders(self) -> confine.BrowserFolders:
+    def browser_folders(self) -> BrowserFolders:
         """HOME, Documents, Downloads and Output as the browser sees them: the clinic's
         fixed folders when it is confined (episodes.confine), else the run's own."""
         return confine.browser_folders(
