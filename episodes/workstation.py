@@ -17,7 +17,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,9 +62,16 @@ TASKBAR_WARM_IMPORTS = ("PySide6.QtWidgets", "Xlib.display", "Xlib.protocol.even
                         "sandbox.clock", "episodes.taskbar")
 # how long the tab browser's start waits for the pages it opened for the tabs to commit
 STARTUP_PAGES_S = 10.0
+# how long one call to the tab browser as it starts (a page made, closed or brought to the
+# front) may take: past it, the browser is taken for stuck and started once more
+BROWSER_CALL_S = 10.0
 TAB_TITLES = {"workspace": "Workspace", "ehr": "EHR", "acme": "Acme Health",
               "dme": "Acme DME", "epa": "ePA", "fax": "Beta Care fax",
               "regulator": "External review"}
+
+
+class BrowserStuck(WorkstationError):
+    """A call to the tab browser did not answer in time while it started."""
 
 
 class ConfinementRefused(WorkstationError):
@@ -213,35 +220,39 @@ class Workstation:
 
     async def start_browser(self, playwright: Any) -> None:
         """The tab browser with the task's tabs. A Chromium that exits while it starts (it
-        happens, rarely, on a loaded machine) is started once more; a second failure is the
-        episode's."""
+        happens, rarely, on a loaded machine) or does not answer (``BrowserStuck``) is
+        started once more; a second failure is the episode's."""
         chromium = find_chromium(self.chromium)
-        for attempt in (1, 2):
-            failure: Exception | None = None
-            self._starting_browser = True
-            try:
-                await self._launch_tab_browser(playwright, chromium)
-                with self._span("tab browser: tabs loaded"):
-                    await self.open_tabs()
-            except ConfinementRefused:
-                raise  # starting it again would not help
-            except Exception as exc:  # noqa: BLE001 - decided below: retried or raised
-                failure = exc
-            finally:
-                self._starting_browser = False
-            if self.context is not None and not self._browser_exited:
-                if failure is not None:
-                    raise failure
-                return
-            if attempt == 2:
-                raise WorkstationError("Chromium (the tab browser) exited while starting"
-                                       + self.chromium_log_tail()) from failure
-            log.warning("Chromium (the tab browser) exited while starting; starting it "
-                        "again: %s%s", failure, self.chromium_log_tail())
-            if self.context is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self.context.close(), 10)
-                self.context = None
+        self._starting_browser = True  # till it is up: its exit or close is not a crash
+        try:
+            for attempt in (1, 2):
+                failure: Exception | None = None
+                try:
+                    await self._launch_tab_browser(playwright, chromium)
+                    with self._span("tab browser: tabs loaded"):
+                        await self.open_tabs()
+                except ConfinementRefused:
+                    raise  # starting it again would not help
+                except Exception as exc:  # noqa: BLE001 - decided below: retried or raised
+                    failure = exc
+                stuck = isinstance(failure, BrowserStuck)
+                if self.context is not None and not self._browser_exited and not stuck:
+                    if failure is not None:
+                        raise failure
+                    return
+                what = (f"did not answer while starting: {failure}" if stuck
+                        else "exited while starting")
+                if attempt == 2:
+                    raise WorkstationError(f"Chromium (the tab browser) {what}"
+                                           + self.chromium_log_tail()) from failure
+                log.warning("Chromium (the tab browser) %s; starting it again (%s)%s", what,
+                            failure, self.chromium_log_tail())
+                if self.context is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(self.context.close(), 10)
+                    self.context = None
+        finally:
+            self._starting_browser = False
 
     def chromium_log_tail(self, limit: int = 800) -> str:
         """The end of Chromium's standard error (for failure messages), or ''."""
@@ -264,7 +275,8 @@ class Workstation:
         page is looked up again then."""
         for attempt in range(3):
             try:
-                await self.receiver_page.bring_to_front()
+                await self._answer(self.receiver_page.bring_to_front(),
+                                   "bringing the Citrix window's page to the front")
                 break
             except Exception:  # noqa: BLE001 - that page closed meanwhile
                 if attempt == 2:
@@ -466,7 +478,7 @@ class Workstation:
 
         await asyncio.gather(*(load(tab, page) for tab, page in opened))
         if self.tabs:
-            await pages[0].bring_to_front()
+            await self._answer(pages[0].bring_to_front(), "bringing the first tab to the front")
         if self._receiver_started:
             # a desktop task starts with its published app in front and focused (at the
             # first start, the Citrix window's own start does this once it is up)
@@ -498,14 +510,22 @@ class Workstation:
         await asyncio.gather(*(self._close(page) for page in old if page not in pages))
         return pages
 
+    async def _answer(self, call: Awaitable[Any], what: str) -> Any:
+        """``call``'s result, or BrowserStuck (naming ``what``) when the browser does not
+        answer within ``BROWSER_CALL_S``: a call to a stuck browser would wait for ever."""
+        try:
+            return await asyncio.wait_for(call, BROWSER_CALL_S)
+        except TimeoutError as exc:
+            raise BrowserStuck(f"{what} took more than {BROWSER_CALL_S:g} s") from exc
+
     async def _new_page(self) -> Any:
-        page = await self.context.new_page()
+        page = await self._answer(self.context.new_page(), "making a tab")
         self.tabs_changed_at = time.monotonic()
         return page
 
     async def _close(self, page: Any) -> None:
         with contextlib.suppress(Exception):  # gone already
-            await page.close(run_before_unload=False)
+            await self._answer(page.close(run_before_unload=False), "closing a tab")
         self.tabs_changed_at = time.monotonic()
 
     @staticmethod
