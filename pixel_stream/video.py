@@ -317,8 +317,11 @@ class EncodedFeed:
                 timeout = None
                 if self._keyframe_wanted and not self._keyframe_due():
                     timeout = MIN_KEYFRAME_INTERVAL_S
+                # a keyframe that is due wakes the thread only once there is a frame to
+                # make it of (before the first frame, it would wake at once for ever)
                 tick, frame = self.slot.wait_next(
-                    tick, timeout, wake_if=lambda: self._stop or self._keyframe_due()
+                    tick, timeout, wake_if=lambda: self._stop or (
+                        self._keyframe_due() and self.slot.latest is not None)
                 )
                 with self._lock:
                     if self._stop:

@@ -72,6 +72,43 @@ def test_damage_since_unions_skipped_frames():
     assert slot.damage_since(1) is None  # too long ago: everything
 
 
+def test_a_feed_subscribed_before_the_first_frame_waits_for_it_without_spinning():
+    """A viewer can subscribe before the display has any frame: the feed's thread then
+    sleeps until the first frame comes (its keyframe request cannot be answered before),
+    and that frame reaches the viewer as a keyframe."""
+    import threading
+
+    from pixel_stream import video
+
+    slot = FrameSlot()
+    waits = []
+    real_wait = slot.wait_next
+
+    def counted(*args, **kwargs):
+        waits.append(1)
+        return real_wait(*args, **kwargs)
+
+    slot.wait_next = counted
+    feed = video.EncodedFeed(slot, "H264")
+    got: list[bool] = []
+    arrived = threading.Event()
+
+    def receive(packets, is_key):
+        got.append(is_key)
+        arrived.set()
+
+    feed.subscribe(receive)
+    try:
+        time.sleep(0.3)
+        assert len(waits) <= 3, f"the feed's thread woke {len(waits)} times with no frame"
+        slot.publish(frame(1, bytearray(random.Random(1).randbytes(W * H * 4)),
+                           Rect(0, 0, W, H)))
+        assert arrived.wait(5)
+        assert got[0] is True
+    finally:
+        feed.stop()
+
+
 def test_a_viewer_that_subscribes_while_the_feed_starts_gets_a_keyframe(monkeypatch):
     """A viewer that subscribes while the feed's thread makes its encoder for the first
     viewer's keyframe (tens of ms) gets that keyframe or one of its own: its request is not
