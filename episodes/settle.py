@@ -17,10 +17,11 @@ keeps a short quiet window only as the final check:
    lossless refresh of that frame (``pixelStream.lossless`` on the page, see
    docs/pixel-stream.md);
 3. then, once Chromium's tab strip has had ``TAB_STRIP_ANIMATION_S`` since a tab last
-   opened or closed, nothing on the workstation changed for ``QUIET_MS`` (counted from
-   when the above was done or from the last change, whichever is later): what no event
-   tells — the browser's own tab strip and toolbar, the taskbar, a paint after the last
-   frame waited for.
+   opened or closed after its window showed (``Workstation.tabs_changed_at``), no pixel of
+   the workstation changed for ``QUIET_MS`` (counted from when the above was done or from
+   the last change, whichever is later; ``wait_for_still``: a repaint of the same pixels
+   is not a change): what no event tells — the browser's own tab strip and toolbar, the
+   taskbar, a paint after the last frame waited for.
 
 Every wait is bounded (``timeout_s``); an episode whose screen never settles (an animation
 that never ends) still starts, and ``timed_out`` says so in the episode's timings.
@@ -104,19 +105,61 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
         if changed + TAB_STRIP_ANIMATION_S > time.monotonic():
             await asyncio.sleep(min(changed + TAB_STRIP_ANIMATION_S, deadline)
                                 - time.monotonic())
-        remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
-        quiet = await wait_for_quiet(capture, time.monotonic(), _seq(capture), QUIET_MS,
-                                     remaining_ms)
-        if quiet.timed_out:
+        frame, timed_out = await wait_for_still(capture, QUIET_MS / 1000, deadline)
+        if timed_out:
             report["timed_out"].append("workstation")
         elif hasattr(workstation, "note_settled"):
-            await workstation.note_settled(quiet.frame)  # its tab strip (tab_reset)
+            await workstation.note_settled(frame)  # its tab strip (tab_reset)
     report["settle_s"] = round(time.monotonic() - started, 3)
     if report["timed_out"]:
         log.warning("episode %s: the screen did not settle within %.0f s (%s)",
                     getattr(episode, "episode_id", "?"), timeout_s,
                     ", ".join(report["timed_out"]))
     return report
+
+
+async def wait_for_still(capture: Any, quiet_s: float, deadline: float) -> tuple[Any, bool]:
+    """(the screen, timed out): wait until no pixel of the screen changed for ``quiet_s``
+    (counted from now or the last change). A repaint that draws the same pixels again (a
+    window redrawn whole after its page settled) is not a change: what a screenshot would
+    show is all that counts."""
+    slot = capture.slot
+    before = await capture.fresh_frame()
+    changed_at = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if now - changed_at >= quiet_s and not capture.damage_pending:
+            frame = await capture.fresh_frame()
+            if not _differs(before, frame, slot.damage_since(before.seq)):
+                return frame, False
+            before, changed_at = frame, frame.damaged_at
+            continue
+        if now >= deadline:
+            return await capture.fresh_frame(), True
+        frame = await slot.next_content_async(
+            before.seq, max(0.002, min(changed_at + quiet_s, deadline) - now))
+        if frame is None:
+            continue
+        if _differs(before, frame, slot.damage_since(before.seq)):
+            changed_at = frame.damaged_at
+        before = frame
+
+
+def _differs(a: Any, b: Any, region: Any) -> bool:
+    """Whether frames ``a`` and ``b`` differ inside ``region`` (None: anywhere)."""
+    if b.seq == a.seq:
+        return False
+    if (a.width, a.height) != (b.width, b.height):
+        return True
+    if region is None:
+        return a.pixels != b.pixels
+    stride = a.stride
+    left, right = region.x * 4, (region.x + region.width) * 4
+    for y in range(region.y, region.y + region.height):
+        row = y * stride
+        if a.pixels[row + left:row + right] != b.pixels[row + left:row + right]:
+            return True
+    return False
 
 
 async def _windows_in_place(episode: Any, deadline: float, report: dict[str, Any]) -> None:

@@ -139,7 +139,8 @@ class Workstation:
     _receiver_started: bool = False  # the Citrix window is up and was brought to front
     _cdp: Any = None
     _pages_by_site: dict[str, Any] = field(default_factory=dict)
-    # when a tab last opened or closed (monotonic): the tab strip animates after it
+    # when a tab last opened or closed after the window first showed (monotonic): the tab
+    # strip animates after it (the tabs the browser opened as it started do not slide)
     tabs_changed_at: float = 0.0
     # where each tab's site landed at start (its redirects followed): a reset loads it
     _landing: dict[str, str] = field(default_factory=dict)
@@ -415,7 +416,6 @@ class Workstation:
             playwright, chromium, self.home / ".config" / "chromium", rules,
             ["--start-maximized", f"--class={BROWSER_CLASS}"], self.hosts, homepage,
             startup_urls=[tab.url for tab in self.tabs])
-        self.tabs_changed_at = time.monotonic()  # it opened its tabs as it started
         self._browser_exited = False
         self.context.on("close", lambda _ctx: self._tab_browser_closed())
         # Downloads keep their own names in the episode's Downloads (Playwright's default
@@ -492,6 +492,7 @@ class Workstation:
         page is kept, the others are closed, and a page is made for each further tab."""
         wanted = [_origin(tab.url) for tab in self.tabs]
         deadline = time.monotonic() + STARTUP_PAGES_S
+        waited = False
         while True:
             old = [page for page in self.context.pages if not page.is_closed()]
             by_origin: dict[str, Any] = {}
@@ -499,11 +500,14 @@ class Workstation:
                 by_origin.setdefault(_origin(page.url), page)
             if all(origin in by_origin for origin in wanted):
                 pages = [by_origin[origin] for origin in wanted] or old[:1]
+                if waited:  # a tab came after the window showed: the strip animates
+                    self.tabs_changed_at = time.monotonic()
                 break
             if time.monotonic() >= deadline:
                 log.warning("the browser did not open the task's tabs itself; opening them")
                 pages = old[:1]
                 break
+            waited = True
             await asyncio.sleep(0.01)
         while len(pages) < max(1, len(self.tabs)):
             pages.append(await self._new_page())

@@ -9,14 +9,67 @@ framebuffer pixel for pixel.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from episodes.bench_identity import diff_box, first_screens, locate
+from pixel_stream.frames import Frame, FrameSlot, Rect
 from pixel_stream.xprops import whole_property
 from sandbox.catalog import load_catalog
+
+
+class _Capture:
+    """A display's capture as ``settle.wait_for_still`` sees it: the slot of its frames."""
+
+    def __init__(self) -> None:
+        self.slot = FrameSlot()
+        self.damage_pending = False
+        self.seq = 0
+
+    def publish(self, pixels: bytes, region: Rect | None = None) -> None:
+        self.seq += 1
+        now = time.monotonic()
+        self.slot.publish(Frame(seq=self.seq, width=8, height=4, pixels=bytearray(pixels),
+                                region=region or Rect(0, 0, 8, 4), damaged_at=now,
+                                captured_at=now))
+
+    async def fresh_frame(self) -> Frame:
+        return self.slot.latest
+
+
+def test_the_final_quiet_check_counts_changed_pixels_not_repaints() -> None:
+    """A window repainted again and again with the same pixels is still (a screenshot would
+    not change), a screen whose pixels keep changing is not: ``wait_for_still`` returns the
+    first at once after its quiet window, and times out on the second."""
+    from episodes.settle import wait_for_still
+
+    async def scenario(changing: bool) -> tuple[bool, int]:
+        capture = _Capture()
+        capture.publish(bytes(8 * 4 * 4))
+        stop = False
+
+        async def repaint() -> None:
+            n = 0
+            while not stop:
+                n += 1
+                capture.publish(bytes([n % 200 if changing else 0]) * (8 * 4 * 4))
+                await asyncio.sleep(0.01)
+
+        painter = asyncio.ensure_future(repaint())
+        try:
+            frame, timed_out = await wait_for_still(capture, 0.05, time.monotonic() + 1.0)
+        finally:
+            stop = True
+            await painter
+        return timed_out, frame.seq
+
+    timed_out, seq = asyncio.run(scenario(changing=False))
+    assert not timed_out and seq > 1
+    timed_out, _ = asyncio.run(scenario(changing=True))
+    assert timed_out
 
 
 def test_locate_finds_a_picture_and_counts_what_differs() -> None:

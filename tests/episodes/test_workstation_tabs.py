@@ -5,6 +5,7 @@ for them as it started — already on their sites — waited for rather than loa
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -87,6 +88,33 @@ def test_the_pages_the_browser_opened_for_the_tabs_are_kept_in_the_tabs_order(tm
     assert start.calls == [("waited", "domcontentloaded"), ("front",)]
     for page in (ehr, acme):  # none loaded a second time
         assert page.calls == [("waited", "domcontentloaded")]
+
+
+def test_only_a_tab_that_came_or_went_after_the_window_showed_is_an_animation_to_wait_for(
+        tmp_path):
+    """The pages the browser opened as it started are in its tab strip when its window first
+    shows: nothing slides, and the settle does not wait for the strip (``tabs_changed_at``
+    stays unset). A page that commits later, a stray page closed or a page made are."""
+    context = _Context(["http://workspace.local/", "http://emr.clinic.test/login",
+                        "http://portal.acmehealth.test/login"])
+    station = _station(tmp_path, context)
+    asyncio.run(station.open_tabs())
+    assert station.tabs_changed_at == 0.0
+
+    context = _Context(["http://workspace.local/", "http://emr.clinic.test/login",
+                        "about:blank"])
+    station = _station(tmp_path, context)
+
+    async def late():
+        opening = asyncio.ensure_future(station.open_tabs())
+        await asyncio.sleep(0.05)
+        context.pages[2].url = "http://portal.acmehealth.test/login"
+        before = time.monotonic()
+        await opening
+        return before
+
+    committed = asyncio.run(late())
+    assert station.tabs_changed_at >= committed
 
 
 def test_tabs_the_browser_did_not_open_are_opened_and_a_first_page_elsewhere_loaded(
