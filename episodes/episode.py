@@ -532,6 +532,16 @@ class Episode:
         finally:
             if browser is not None:
                 await browser.close()
+        workstation = self.workstation
+        kept = await workstation.state_kept_by_the_browser() if workstation else None
+        if workstation is not None and kept is not None:
+            # what Chromium keeps while it runs goes only with it (Workstation)
+            log.info("episode %s: the browser starts anew (the attempt left %s in it)",
+                     self.episode_id, kept)
+            with phases.span("browser: started anew (it kept a file chooser's folder or "
+                             "its download button)"):
+                await workstation.restart_browser(self._playwright)
+                await asyncio.to_thread(self._remember_browsers)
         with phases.span("trace opened"):
             await self._open_trace()
         self.last_reset_s = time.monotonic() - started

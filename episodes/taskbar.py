@@ -29,6 +29,11 @@ BUTTON_ORDER = (BROWSER_CLASS, RECEIVER_CLASS)
 # Root-window property where the taskbar publishes its buttons (window id and box each),
 # read by the oracle's locator like a screen reader would.
 BUTTONS_PROPERTY = "_EHR_TASKBAR_BUTTONS"
+# Root-window property the taskbar sets when a file chooser window (GTK's "Open File",
+# "Save File") appears: Chromium keeps the folder it was left in for as long as it runs, so
+# a reset after one starts the browser anew (``file_dialog_seen``, ``Workstation``).
+FILE_DIALOG_PROPERTY = "_EHR_FILE_DIALOG_SEEN"
+FILE_DIALOG_ROLE = b"GtkFileChooserDialog"  # its WM_WINDOW_ROLE
 
 
 def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
@@ -54,6 +59,7 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
     client_list, active = atom("_NET_CLIENT_LIST"), atom("_NET_ACTIVE_WINDOW")
     net_name, utf8 = atom("_NET_WM_NAME"), atom("UTF8_STRING")
     buttons_atom = atom(BUTTONS_PROPERTY)
+    dialog_atom, role_atom = atom(FILE_DIALOG_PROPERTY), atom("WM_WINDOW_ROLE")
     root.change_attributes(event_mask=X.PropertyChangeMask)
     clock = SharedClock(clock_path)
 
@@ -132,8 +138,14 @@ def run_taskbar(clock_path: Path, height: int = TASKBAR_HEIGHT) -> int:
                 button.setMaximumWidth(260)
                 button.clicked.connect(lambda _=False, w=win_id: activate(w))
                 try:  # title changes arrive as PropertyNotify on the window itself
-                    conn.create_resource_object("window", win_id).change_attributes(
-                        event_mask=X.PropertyChangeMask)
+                    win = conn.create_resource_object("window", win_id)
+                    win.change_attributes(event_mask=X.PropertyChangeMask)
+                    role = whole_property(win, role_atom, Xatom.STRING)
+                    value = role.value if role is not None else b""
+                    if isinstance(value, str):
+                        value = value.encode()
+                    if value.rstrip(b"\0") == FILE_DIALOG_ROLE:
+                        root.change_property(dialog_atom, Xatom.STRING, 8, b"1")
                 except Exception:  # noqa: BLE001 - it vanished meanwhile
                     pass
                 buttons[win_id] = button
@@ -267,6 +279,25 @@ def taskbar_state(display_name: str) -> TaskbarState:
                 if entry.get("lit"):
                     lit_class = cls[1]
         return TaskbarState(active_class, buttons, active_title, lit_class)
+    finally:
+        conn.close()
+
+
+def file_dialog_seen(display_name: str) -> bool:
+    """Whether a file chooser window appeared since the last call (the taskbar's mark on
+    the root window, ``FILE_DIALOG_PROPERTY``, is taken away)."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    conn = xdisplay.Display(display_name)
+    try:
+        root = conn.screen().root
+        mark = conn.intern_atom(FILE_DIALOG_PROPERTY)
+        if whole_property(root, mark, X.AnyPropertyType) is None:
+            return False
+        root.delete_property(mark)
+        conn.sync()
+        return True
     finally:
         conn.close()
 

@@ -36,7 +36,13 @@ from episodes.lockdown import (
 )
 from episodes.phases import Phases
 from episodes.tab_reset import BrowserReset, reset_browser, strip_band, strips_differ
-from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, TASKBAR_HEIGHT, activate_window
+from episodes.taskbar import (
+    BROWSER_CLASS,
+    RECEIVER_CLASS,
+    TASKBAR_HEIGHT,
+    activate_window,
+    file_dialog_seen,
+)
 from portal_web.settings import DEFAULT_HOSTS
 from sandbox.clock import ClockError, SandboxClock
 
@@ -153,6 +159,7 @@ class Workstation:
     _strip_check_due: bool = False
     _strip_renewed: bool = False
     _launchers_lock: threading.Lock = field(default_factory=threading.Lock)
+    _downloaded: bool = False  # a download began since the browser started
 
     # -- geometry ------------------------------------------------------------------------
     @property
@@ -431,6 +438,7 @@ class Workstation:
         """A finished download's modification time becomes the sandbox clock's now, so the
         file chooser lists it at the time the taskbar shows (not the machine's). The file is
         found by its name: the browser gives its path as it sees it (episodes.confine)."""
+        self._downloaded = True  # the toolbar shows its download button from now on
         if event.get("state") != "completed" or not event.get("filePath"):
             return
         path = self.downloads / Path(str(event["filePath"])).name
@@ -543,6 +551,33 @@ class Workstation:
             await page.goto(url, wait_until="domcontentloaded", timeout=15_000)
         except Exception as exc:  # noqa: BLE001 - a site that is not built yet
             log.warning("tab %s did not load: %s", url, exc)
+
+    async def state_kept_by_the_browser(self) -> str | None:
+        """What of the attempt Chromium keeps for as long as it runs, which no reset of its
+        tabs, cookies and storage takes away (None: nothing): the folder a file chooser was
+        left in (the next attempt's chooser opens there) and the toolbar's download button
+        once something was downloaded. Asking clears the file chooser's mark."""
+        kept = []
+        if self.display is not None and await asyncio.to_thread(
+                file_dialog_seen, self.display.name):
+            kept.append("a file chooser's last folder")
+        if self._downloaded:
+            kept.append("the download button")
+        return " and ".join(kept) or None
+
+    async def restart_browser(self, playwright: Any) -> None:
+        """The tab browser closed and started again with the task's tabs, on a new profile
+        (``start_browser``): a reset after an attempt that left state in Chromium itself
+        (``state_kept_by_the_browser``)."""
+        self._starting_browser = True  # its close is not a crash
+        if self.context is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.context.close(), 10)
+        self.context = None
+        self._pages_by_site, self._landing, self._downloaded = {}, {}, False
+        await self.start_browser(playwright)
+        # the new browser's strip is the start's: its settled screen gives the picture
+        self._strip_check_due, self._strip_renewed = False, self._strip is not None
 
     async def reset(self, phases: Phases | None = None, fresh: bool = False) -> None:
         """Back to the start's tabs, nothing of the attempt left in the browser

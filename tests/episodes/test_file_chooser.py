@@ -7,10 +7,13 @@ file at the machine's root cannot be chosen."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from episodes.episode import Episode, EpisodeConfig
 from episodes.oracle import run_oracle
@@ -116,4 +119,73 @@ def test_a_document_uploaded_through_the_file_chooser_arrives_byte_exact(
     uploaded = tmp_path / "run" / "output" / "insurance_card.png"
     original = tmp_path / "run" / "input" / "insurance_card.png"
     assert uploaded.read_bytes() == original.read_bytes()
+    assert not no_leaks(), "episode processes outlived stop()"
+
+
+def test_a_reset_after_a_file_chooser_or_a_download_starts_the_browser_anew(
+        tmp_path, demo_catalog, no_leaks):
+    """Chromium keeps the folder its file chooser was left in, and its toolbar's download
+    button, for as long as it runs; no reset of its tabs, cookies or storage takes them
+    away. A reset after either starts the browser anew: the next attempt's chooser opens
+    where the first attempt's did (Documents), and the toolbar is the start's again."""
+    spec = demo_catalog.get("demo-01")
+    shots: dict[str, bytes] = {}
+
+    def chooser(o, name):
+        """Open the Output page's chooser, keep its picture as ``name``; the control."""
+        ws = o.tab("workspace")
+        o.show_tab("workspace")
+        output = ws.get_by_role("link", name=re.compile(r"^Output\b")).first
+        page(o, output)
+        tap(o, output)
+        page(o, ws.get_by_role("heading", name="Output"))
+        control = ws.get_by_label("Upload a file into Output")
+        tap(o, control)
+        window_titled(o, FILE_CHOOSER)
+        o.wait(1.5)
+        shots[name] = o.screenshot()
+        o.key("Escape")
+        window_titled(o, FILE_CHOOSER, present=False)
+        return control
+
+    def first_attempt(o):
+        shots["start"] = o.screenshot()
+        chooser(o, "first chooser")
+        ws = o.tab("workspace")
+        documents = ws.get_by_role("link", name=re.compile(r"^Documents\b")).first
+        tap(o, documents)
+        download = ws.get_by_label("Download referral.txt")
+        page(o, download)
+        tap(o, download)
+        wait_for_download(o, "referral.txt")
+        control = chooser(o, "unused")
+        attach_file(o, control, "~/Downloads/referral.txt")  # the chooser left in Downloads
+
+    def second_attempt(o):
+        shots["after reset"] = o.screenshot()
+        chooser(o, "second chooser")
+
+    async def scenario():
+        episode = Episode(spec, run_dir=tmp_path / "run",
+                          config=EpisodeConfig(start_timeout_s=120))
+        await episode.start()
+        try:
+            await run_oracle(episode, first_attempt)
+            await episode.reset()
+            assert [p for p in episode.reset_phases.as_dict() if "started anew" in p]
+            assert episode.workstation.page_for("workspace").url.startswith(
+                "http://workspace.local/")
+            await run_oracle(episode, second_attempt)
+        finally:
+            await episode.stop()
+
+    asyncio.run(scenario())
+    pictures = {name: np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+                for name, png in shots.items()}
+    # the chooser of the second attempt opens in Documents, as the first one did (with the
+    # browser kept, it opened in Downloads, where the first attempt left it)
+    assert (pictures["first chooser"] == pictures["second chooser"]).all()
+    # the toolbar's right end (the download button's place) as at start
+    toolbar = (slice(40, 86), slice(1100, 1280))
+    assert (pictures["start"][toolbar] == pictures["after reset"][toolbar]).all()
     assert not no_leaks(), "episode processes outlived stop()"

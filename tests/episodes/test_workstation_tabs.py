@@ -376,8 +376,12 @@ def test_an_episode_stops_the_browser_before_it_restores_the_stores_and_resets_i
     log = []
     ep = episode_module.Episode(load_catalog().get("ord-01"), run_dir=tmp_path / "run")
     ep.status = "running"
+    async def nothing_kept():
+        return None
+
     ep.workstation = SimpleNamespace(reset_steps=lambda phases: _Steps(log),
-                                     strip_as_at_start=lambda: True)
+                                     strip_as_at_start=lambda: True,
+                                     state_kept_by_the_browser=nothing_kept)
 
     class _App:
         system = "hyperspace"
