@@ -540,7 +540,12 @@ class Episode:
                      self.episode_id, kept)
             with phases.span("browser: started anew (it kept a file chooser's folder or "
                              "its download button)"):
-                await workstation.restart_browser(self._playwright)
+                try:
+                    await workstation.restart_browser(self._playwright)
+                except Exception as exc:
+                    reason = f"the tab browser did not start again after the reset: {exc}"
+                    self._crashed(reason)
+                    raise EpisodeError(f"{self.spec.alias}: {reason}") from exc
                 await asyncio.to_thread(self._remember_browsers)
         with phases.span("trace opened"):
             await self._open_trace()

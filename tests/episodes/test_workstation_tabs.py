@@ -410,3 +410,37 @@ def test_an_episode_stops_the_browser_before_it_restores_the_stores_and_resets_i
     # a published app resets once the stores are back, not after the browser's clearing
     assert log.index("stores restored") < log.index("app reset") < log.index("browser cleared")
     assert log[-2:] == ["browser closed", "settled"]
+
+
+def test_a_browser_that_does_not_start_again_after_a_reset_fails_the_episode(tmp_path,
+                                                                            monkeypatch):
+    """A reset that starts the browser anew (the attempt left a file chooser's folder or
+    the download button in it) and cannot fails the episode with the reason, rather than
+    leaving it running with no browser."""
+    from episodes import episode as episode_module
+    from episodes.lockdown import WorkstationError
+    from sandbox.catalog import load_catalog
+
+    log: list[str] = []
+    ep = episode_module.Episode(load_catalog().get("ord-01"), run_dir=tmp_path / "run")
+    ep.status = "running"
+
+    async def kept():
+        return "the download button"
+
+    async def restart(_playwright):
+        log.append("restart")
+        raise WorkstationError("Chromium (the tab browser) exited while starting")
+
+    ep.workstation = SimpleNamespace(reset_steps=lambda phases: _Steps(log),
+                                     strip_as_at_start=lambda: True,
+                                     state_kept_by_the_browser=kept, restart_browser=restart)
+    monkeypatch.setattr(episode_module, "reset_files_and_stores", lambda *_args: None)
+    monkeypatch.setattr(ep, "_archive_attempt", lambda: None)
+    monkeypatch.setattr(ep, "stop", lambda: asyncio.sleep(0))
+
+    with pytest.raises(episode_module.EpisodeError, match="did not start again") as info:
+        asyncio.run(ep.reset())
+    assert "exited while starting" in str(info.value)
+    assert log[-1] == "restart" and ep.status == "failed"
+    assert "did not start again after the reset" in ep.failure
