@@ -55,6 +55,11 @@ REMAP_REUSE_PAUSE_S = 0.03
 CLICK_GAP_S = 0.02
 # After remapping a keycode, before pressing it (see ``_remap``).
 REMAP_SETTLE_S = 0.05
+# ... and after remapping a keycode that held another character: a client still behind
+# would type that character instead of dropping the key. Under a full test run's load the
+# receiver's Chromium once typed the old "€" for a new "Σ" after 0.05 s. Reuse comes only
+# after more different characters than there are spare keycodes (18 on Xvfb).
+REMAP_REUSE_SETTLE_S = 0.15
 
 
 class InputError(ValueError):
@@ -145,9 +150,11 @@ class InputInjector:
         return self._remap(keysym), False
 
     def _remap(self, keysym: int) -> int:
+        settle_s = REMAP_SETTLE_S
         if len(self._remapped) < len(self._spare):
             keycode = self._spare[len(self._remapped)]
         else:
+            settle_s = REMAP_REUSE_SETTLE_S
             # the oldest remapped keycode not held down (a held one keeps its symbol until
             # it is released, and stays known for that release)
             keycode = next((kc for kc in self._remapped if kc not in self._held_keys), 0)
@@ -164,7 +171,7 @@ class InputInjector:
         # the key may already be on its way: Chromium then reports the old symbol (or
         # none) and Qt can drop the key. A short wait, paid once per new character on
         # this display, lets them catch up.
-        time.sleep(REMAP_SETTLE_S)
+        time.sleep(settle_s)
         self._remapped[keycode] = keysym
         return keycode
 
