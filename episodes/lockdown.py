@@ -128,6 +128,10 @@ def chromium_switches(rules: str, *, width: int, height: int) -> list[str]:
         "--deny-permission-prompts",
         "--disable-gpu",
         "--force-device-scale-factor=1",
+        # a wheel click or Ctrl+Home lands at once: an animated scroll that the next input
+        # interrupts on a loaded machine ends elsewhere (a replayed trace then saw other
+        # screens), and a screenshot right after a scroll shows where it ends
+        "--disable-smooth-scrolling",
         # no "unsupported command-line flag" bar (it would show --no-sandbox, which running
         # as root needs, and the resolver rules with the server's port)
         "--test-type",
