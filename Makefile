@@ -2,6 +2,10 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-pyproject.sha256
+# byte-compiled before anything runs: episodes start Python processes that would otherwise
+# compile changed sources at every start where PYTHONDONTWRITEBYTECODE is set
+COMPILE := $(PY) -m compileall -q -j 0 sandbox episodes verifier portal_web pixel_stream \
+	desktop_ehr fixtures
 
 .PHONY: bootstrap run test replays lint bench clean
 
@@ -12,6 +16,7 @@ bootstrap:
 	bash installer/bootstrap.sh
 
 run: $(STAMP)
+	$(COMPILE)
 	$(VENV)/bin/ehr-sandbox up
 
 lint: $(STAMP)
@@ -22,14 +27,17 @@ lint: $(STAMP)
 # tests run on up to four workers (one per core): episodes mostly wait on pages and settles;
 # an idle worker takes tests queued for a busy one (the long episodes go first: conftest.py)
 test: $(STAMP) lint
+	$(COMPILE)
 	$(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 --dist worksteal --durations=25
 
 # every recorded gold trace replayed in a fresh episode (make test replays a sample)
 replays: $(STAMP)
+	$(COMPILE)
 	EHR_REPLAY_ALL=1 $(PY) -m pytest -q --numprocesses=auto --maxprocesses=4 \
 		tests/tasks/test_gold_episodes.py -k test_recorded_gold_trace_replays_to_one
 
 bench: $(STAMP)
+	$(COMPILE)
 	$(PY) -m episodes.benchmarks
 
 clean:
