@@ -1,6 +1,6 @@
 """A fork server: the heavy imports of an episode's Python processes done once, ahead.
 
-    python -m episodes.forkserver --socket PATH [--warm MODULE]...
+    python -m episodes.forkserver --socket PATH [--warm MODULE[:FUNCTION]]...
     python -m episodes.warm_pool --socket PATH     # with what an episode's processes import
     EHR_SANDBOX_FORKSERVER=PATH ehr-sandbox bench ...    # its episodes fork from it
 
@@ -31,7 +31,6 @@ import atexit
 import contextlib
 import ctypes
 import fcntl
-import importlib
 import io
 import json
 import os
@@ -46,6 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from episodes.prestart import warm_up
 from pixel_stream.procs import log_tail
 
 ENV_SOCKET = "EHR_SANDBOX_FORKSERVER"
@@ -60,9 +60,7 @@ class ForkServerError(RuntimeError):
 
 # -- the server ------------------------------------------------------------------------------
 def serve(path: str, warm: Iterable[str]) -> int:
-    for module in warm:
-        with contextlib.suppress(Exception):  # the child will say what is missing
-            importlib.import_module(module)
+    warm_up(warm)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path + ".tmp")
     listener.listen(64)
@@ -401,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m episodes.forkserver",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
-    parser.add_argument("--warm", action="append", default=[], help="a module to import")
+    parser.add_argument("--warm", action="append", default=[], help="a module to import (MODULE:FUNCTION: and call)")
     args = parser.parse_args(argv)
     return serve(args.socket, args.warm)
 

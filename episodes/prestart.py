@@ -1,10 +1,12 @@
 """A published app's interpreter, started before its display and run directory are ready.
 
-``python -m episodes.prestart --go FD [--warm MODULE]... -- (-m MODULE | SCRIPT) ARGS...``
+``python -m episodes.prestart --go FD [--warm MODULE[:FUNCTION]]... -- (-m MODULE | SCRIPT) ARGS...``
 
 An episode starts the desktop EHR's Python and its web server's (``portal_web``) at once,
 beside everything else: each imports the modules named by ``--warm`` (the heavy imports: Qt,
-the app's windows, the stores; uvicorn and the task's sites) while the displays start and
+the app's windows, the stores; uvicorn and the task's sites), and calls each ``FUNCTION``
+named after its module (work the app would otherwise do on its first request or window:
+importing a site's views, configuring the ORM's mappers), while the displays start and
 the run is seeded, then blocks reading the pipe ``FD`` (no polling). The episode writes one JSON line there once both are ready — the variables to add
 to the environment (``DISPLAY``...) — and the app then runs exactly as ``python -m MODULE
 ARGS`` (or ``python SCRIPT ARGS``) would, from its ``__main__``. The app does the same work
@@ -49,6 +51,19 @@ def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
     if not command or (command[0] == "-m" and len(command) < 2):
         raise ValueError("the app command is empty")
     return go, warm, command
+
+
+def warm_up(names: Iterable[str]) -> None:
+    """Import each ``MODULE`` and call each ``MODULE:FUNCTION`` (no arguments), in order.
+    A failure is ignored: the app itself will say what is missing when it runs."""
+    for name in names:
+        module, _, function = name.partition(":")
+        try:
+            imported = importlib.import_module(module)
+            if function:
+                getattr(imported, function)()
+        except Exception:  # noqa: BLE001 - the app itself will say what is missing
+            log.debug("warming %s failed", name, exc_info=True)
 
 
 def spawn(command: Sequence[str], warm: Iterable[str], *, name: str, env: Mapping[str, str],
@@ -96,11 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"episodes.prestart: {exc}", file=sys.stderr)
         return 2
-    for module in warm:
-        try:
-            importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - the app itself will say what is missing
-            pass
+    warm_up(warm)
     with os.fdopen(go, "rb") as pipe:
         line = pipe.readline()
     if not line:

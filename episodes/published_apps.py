@@ -21,11 +21,20 @@ from pixel_stream.procs import ManagedProcess, wait_until
 log = logging.getLogger(__name__)
 
 # modules an app run as ``python -m MODULE`` imports before it can show a window: imported
-# while its display starts and the run is seeded (episodes.prestart)
+# while its display starts and the run is seeded, then its ORM mappers are configured
+# (episodes.prestart). ``{system}`` is the app's system: the desktop EHR's persona and
+# its store's tables (0.2 s of imports when left until the window is built).
 WARM_IMPORTS: dict[str, tuple[str, ...]] = {
     "desktop_ehr": ("PySide6.QtWidgets", "desktop_ehr.app", "desktop_ehr.main_window",
-                    "desktop_ehr.session", "desktop_ehr.inspector", "sandbox.stores"),
+                    "desktop_ehr.session", "desktop_ehr.inspector", "sandbox.stores",
+                    "sandbox.stores.{system}", "desktop_ehr.personas.{system}",
+                    "sqlalchemy.dialects.sqlite", "sqlalchemy.orm:configure_mappers"),
 }
+
+
+def warm_imports(module: str, system: str) -> list[str]:
+    """What the app ``python -m module`` publishing ``system`` imports (and calls) early."""
+    return [name.format(system=system) for name in WARM_IMPORTS.get(module, ())]
 
 
 @dataclass
@@ -54,7 +63,7 @@ class PublishedApp:
         command = self.argv[1:]
         module = command[1] if command[:1] == ["-m"] and len(command) > 1 else ""
         self.process, self._go = prestart.spawn(
-            self.argv, WARM_IMPORTS.get(module, ()), name=f"{self.system} app", env=self.env,
+            self.argv, warm_imports(module, self.system), name=f"{self.system} app", env=self.env,
             log_path=self.log_path)
         remember(self.process.pid)
         return True

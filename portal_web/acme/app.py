@@ -13,7 +13,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 
 from portal_web.acme.site import STATIC_DIR, TEMPLATES_DIR, AcmeSite, filesize
-from portal_web.common.app import site_app, view_routes
+from portal_web.common.app import import_views, site_app, view_routes
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
@@ -28,6 +28,11 @@ COOKIE_NAME = "ACMEPORTALSESSION"
 # Bodies above this get a bare 413; below it an oversized file is named on the page
 # (uploads: 10 MB each, checked from the spooled file's size before it is read).
 MAX_BODY = 200 * 1024 * 1024
+
+
+def warm() -> None:
+    """Import what building the app imports: its views."""
+    import_views(VIEW_PACKAGE, VIEW_MODULES)
 
 
 def build_acme_app(settings: PortalSettings, *,

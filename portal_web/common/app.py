@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -22,13 +23,16 @@ from portal_web.common.middleware import BrowserSessionMiddleware
 from portal_web.common.site import PortalSite
 
 
+def import_views(package: str, modules: Sequence[str]) -> list[ModuleType]:
+    """Each module ``<package>.<name>``, imported, in order. A site's ``warm()`` calls it
+    so a prestarted portal has its views before it is asked to serve
+    (``episodes.prestart``)."""
+    return [importlib.import_module(f"{package}.{name}") for name in modules]
+
+
 def view_routes(package: str, modules: Sequence[str]) -> list[BaseRoute]:
     """The ``routes`` of each module ``<package>.<name>``, in order."""
-    routes: list[BaseRoute] = []
-    for name in modules:
-        module = importlib.import_module(f"{package}.{name}")
-        routes.extend(module.routes)
-    return routes
+    return [route for module in import_views(package, modules) for route in module.routes]
 
 
 def site_app(site: PortalSite, routes: Sequence[BaseRoute], *, static_dir: Path,

@@ -13,18 +13,25 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from portal_web.acme.app import build_acme_app
+from portal_web.common.app import import_views
 from portal_web.settings import PortalSettings
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 STATIC_DIR = Path(__file__).parent / "static"
 VIEW_MODULES = ("auth", "home", "members", "orders")
 COOKIE_NAME = "ACMEDMESESSION"
+VIEW_PACKAGE = "portal_web.dme.views"
+
+
+def warm() -> None:
+    """Import what building the app imports: its views."""
+    import_views(VIEW_PACKAGE, VIEW_MODULES)
 
 
 def build_dme_app(settings: PortalSettings) -> Starlette:
     """The DME portal of one episode (host ``dme.acmehealth.test``)."""
     app = build_acme_app(settings, view_modules=VIEW_MODULES,
-                         view_package="portal_web.dme.views",
+                         view_package=VIEW_PACKAGE,
                          template_dirs=[TEMPLATES_DIR], cookie_name=COOKIE_NAME,
                          portal_key="dme")
     # before the provider portal's /static mount, so /static/dme/* comes from here

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from starlette.applications import Starlette
 
-from portal_web.common.app import site_app, view_routes
+from portal_web.common.app import import_views, site_app, view_routes
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
@@ -22,6 +22,14 @@ VIEW_MODULES = (
 )
 API_PREFIXES = ("/apis/", "/oauth2/")
 MAX_BODY = 16 * 1024 * 1024  # uploads are at most 12 MB
+
+
+def warm() -> None:
+    """Import what building the app imports: its views and the FHIR API."""
+    import portal_web.fhir.api
+    import portal_web.fhir.oauth  # noqa: F401
+
+    import_views("portal_web.ehr.views", VIEW_MODULES)
 
 
 def idle_timeout(stores: EpisodeStores, default_s: int) -> Callable[[], int]:

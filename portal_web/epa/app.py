@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 
-from portal_web.common.app import site_app, view_routes
+from portal_web.common.app import import_views, site_app, view_routes
 from portal_web.common.episode import EpisodeStores
 from portal_web.common.site import episode_sessions
 from portal_web.common.templating import make_templates
@@ -17,6 +17,12 @@ from portal_web.settings import PortalSettings
 
 VIEW_MODULES = ("auth", "dashboard", "request", "attachments", "send")
 MAX_BODY = 16 * 1024 * 1024  # attachments are at most 12 MB
+VIEW_PACKAGE = "portal_web.epa.views"
+
+
+def warm() -> None:
+    """Import what building the app imports: its views."""
+    import_views(VIEW_PACKAGE, VIEW_MODULES)
 
 
 class RequestKeyConvertor(Convertor[str]):
@@ -41,5 +47,5 @@ def build_epa_app(settings: PortalSettings) -> Starlette:
     formatting.register(templates.env)
     site = EpaSite(settings=settings, stores=stores, templates=templates,
                    sessions=episode_sessions(stores, "cmm_session", settings.session_ttl_s))
-    return site_app(site, view_routes("portal_web.epa.views", VIEW_MODULES),
+    return site_app(site, view_routes(VIEW_PACKAGE, VIEW_MODULES),
                     static_dir=STATIC_DIR, state_name="epa", max_body=MAX_BODY)

@@ -4,6 +4,7 @@ variables; an episode that ends first closes the pipe and the app never runs."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -97,3 +98,37 @@ def test_spawn_passes_its_descriptors_and_runs_once_told(tmp_path):
             process.stop()
         assert json.loads(out.read_text()) == {"port": listener.getsockname()[1],
                                                "warm": True, "extra": "yes"}
+
+
+def test_warming_imports_modules_and_calls_the_functions_named_after_them(tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / "warmed_here.py").write_text("CALLS = []\ndef ready():\n    CALLS.append(1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # what cannot be warmed is left for the app to report when it runs
+    prestart.warm_up(["warmed_here:ready", "no_such_module_here", "warmed_here:nothing",
+                      "warmed_here:ready"])
+    assert sys.modules["warmed_here"].CALLS == [1, 1]
+
+
+def test_every_warm_entry_an_episode_names_exists():
+    """``warm_up`` ignores a failure (so a misspelt entry would only be slower): each name
+    the portal and the published apps warm must import, and name a function."""
+    from episodes.config import DESKTOP_SYSTEMS
+    from episodes.episode import portal_warm_imports, warm_pool_modules
+    from episodes.published_apps import WARM_IMPORTS, warm_imports
+    from episodes.workstation import SITE_HOSTS
+
+    names = {*portal_warm_imports(list(SITE_HOSTS)), *warm_pool_modules(),
+             *(name for module in WARM_IMPORTS for system in DESKTOP_SYSTEMS
+               for name in warm_imports(module, system))}
+    assert "desktop_ehr.personas.powerchart" in names
+    calls = [name for name in names if ":" in name]
+    assert {"portal_web.ehr.app:warm", "sqlalchemy.orm:configure_mappers"} <= set(calls)
+    for name in sorted(names):
+        module, _, function = name.partition(":")
+        imported = importlib.import_module(module)
+        assert not function or callable(getattr(imported, function)), name
+    # the pool calls after it imported everything (the mappers of every store module)
+    pool = warm_pool_modules()
+    first_call = next(i for i, name in enumerate(pool) if ":" in name)
+    assert all(":" in name for name in pool[first_call:])
