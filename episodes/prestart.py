@@ -16,7 +16,6 @@ ends first closes the pipe and the process exits without running the app.
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import os
@@ -25,6 +24,8 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from episodes.warm import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +52,6 @@ def parse(argv: list[str]) -> tuple[int, list[str], list[str]]:
     if not command or (command[0] == "-m" and len(command) < 2):
         raise ValueError("the app command is empty")
     return go, warm, command
-
-
-def warm_up(names: Iterable[str]) -> None:
-    """Import each ``MODULE`` and call each ``MODULE:FUNCTION`` (no arguments), in order.
-    A failure is ignored: the app itself will say what is missing when it runs."""
-    for name in names:
-        module, _, function = name.partition(":")
-        try:
-            imported = importlib.import_module(module)
-            if function:
-                getattr(imported, function)()
-        except Exception:  # noqa: BLE001 - the app itself will say what is missing
-            log.debug("warming %s failed", name, exc_info=True)
 
 
 def spawn(command: Sequence[str], warm: Iterable[str], *, name: str, env: Mapping[str, str],

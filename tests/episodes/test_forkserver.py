@@ -17,7 +17,7 @@ import pytest
 from episodes import forkserver, prestart
 from episodes.processes import alive, proc_stat
 
-APP = """import json, os, socket, sys, time
+APP = """import gc, json, os, socket, sys, time
 from pathlib import Path
 out = Path(sys.argv[1])
 sock = socket.socket(fileno=int(sys.argv[2])) if len(sys.argv) > 2 else None
@@ -26,7 +26,9 @@ out.write_text(json.dumps({
     "extra": os.environ.get("EXTRA"), "warm": "colorsys" in sys.modules,
     "cwd": os.getcwd(), "session_leader": os.getsid(0) == os.getpid(),
     "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
-    "port": sock.getsockname()[1] if sock else None}))
+    "port": sock.getsockname()[1] if sock else None,
+    # the server's objects are frozen: a collection here does not walk (and copy) them
+    "frozen": gc.get_freeze_count() > 0 and gc.isenabled()}))
 print("to the log")
 if os.environ.get("STAY"):
     time.sleep(60)
@@ -81,7 +83,7 @@ def test_a_prestarted_module_is_forked_and_runs_as_a_new_interpreter_would(
     assert {0, 1, 2, fd} <= set(fds) and len(fds) == 5, fds
     assert seen == {"argv": [str(out), str(fd)], "name": "__main__", "display": ":57",
                     "extra": "yes", "warm": True, "cwd": os.getcwd(),
-                    "session_leader": True, "port": port}
+                    "session_leader": True, "port": port, "frozen": True}
     assert "to the log" in (tmp_path / "app.log").read_text()
 
 

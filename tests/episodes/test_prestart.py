@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from episodes import prestart
+from episodes.warm import warm_up
 
 APP = """import json, os, sys
 from pathlib import Path
@@ -105,7 +106,7 @@ def test_warming_imports_modules_and_calls_the_functions_named_after_them(tmp_pa
     (tmp_path / "warmed_here.py").write_text("CALLS = []\ndef ready():\n    CALLS.append(1)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     # what cannot be warmed is left for the app to report when it runs
-    prestart.warm_up(["warmed_here:ready", "no_such_module_here", "warmed_here:nothing",
+    warm_up(["warmed_here:ready", "no_such_module_here", "warmed_here:nothing",
                       "warmed_here:ready"])
     assert sys.modules["warmed_here"].CALLS == [1, 1]
 
