@@ -193,7 +193,7 @@ def test_the_pdf_viewer_fills_and_saves_the_form_under_the_lockdown(payer_seeds,
             async with async_playwright() as pw:
                 await station.start(pw)
                 try:
-                    await asyncio.to_thread(fill_and_save, display.name)
+                    await asyncio.to_thread(fill_and_save, display.name, run / "downloads")
                 finally:
                     await station.stop()
 
@@ -213,7 +213,7 @@ def test_the_pdf_viewer_fills_and_saves_the_form_under_the_lockdown(payer_seeds,
     assert pages == 2 and fields == ROSS_PA_FORM
 
 
-def fill_and_save(display: str) -> None:
+def fill_and_save(display: str, downloads: Path) -> None:
     """What a user does: open the form from the address bar, click the first field, type
     each value and Tab to the next, press Ctrl+S, name the copy, and save it (Alt+S: the
     GTK dialog's Save button; Enter in its name box does not save)."""
@@ -236,3 +236,15 @@ def fill_and_save(display: str) -> None:
     xdotool(display, "key", "alt+s")
     wait_for(lambda: not xdotool(display, "search", "--onlyvisible", "--name",
                                  "^Save File$"), what="the dialog to close")
+    # the dialog closes before the copy is written: the browser must not stop before that
+    # (a browser stopped at once once left an empty file)
+    wait_for(lambda: _complete_pdf(downloads / "ross_pa_form_filled.pdf"),
+             what="the saved copy written out")
+
+
+def _complete_pdf(path: Path) -> bool:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    return data.startswith(b"%PDF") and b"%%EOF" in data[-1024:]
