@@ -4,8 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-pyproject.sha256
 # byte-compiled before anything runs: episodes start Python processes that would otherwise
 # compile changed sources at every start where PYTHONDONTWRITEBYTECODE is set
-COMPILE := $(PY) -m compileall -q -j 0 sandbox episodes verifier portal_web pixel_stream \
-	desktop_ehr fixtures
+COMPILE := bash installer/compile.sh
 
 .PHONY: bootstrap run test replays lint bench clean
 

@@ -405,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m episodes.forkserver",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
-    parser.add_argument("--warm", action="append", default=[], help="a module to import (MODULE:FUNCTION: and call)")
+    parser.add_argument("--warm", action="append", default=[],
+                        help="a module to import; MODULE:FUNCTION also calls the function")
     args = parser.parse_args(argv)
     return serve(args.socket, args.warm)
 

@@ -1,6 +1,7 @@
 """A published app's interpreter, started before its display and run directory are ready.
 
-``python -m episodes.prestart --go FD [--warm MODULE[:FUNCTION]]... -- (-m MODULE | SCRIPT) ARGS...``
+``python -m episodes.prestart --go FD [--warm MODULE[:FUNCTION]]... --
+(-m MODULE | SCRIPT) ARGS...``
 
 An episode starts the desktop EHR's Python and its web server's (``portal_web``) at once,
 beside everything else: each imports the modules named by ``--warm`` (the heavy imports: Qt,

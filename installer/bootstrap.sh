@@ -64,11 +64,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 else
   say "Python packages: up to date with pyproject.toml"
 fi
-# pip byte-compiles what it installs, but not an editable project, and a machine that sets
-# PYTHONDONTWRITEBYTECODE never writes the bytecode as modules are imported: every
-# episode's portal and apps would compile the project's sources again at each start (a
-# tenth of a second of the portal's). `make` targets compile what changed since.
 say "byte-compiling the project's sources"
-.venv/bin/python -m compileall -q -j 0 sandbox episodes verifier portal_web pixel_stream \
-  desktop_ehr fixtures
+bash installer/compile.sh
 say "ready: .venv/bin/ehr-sandbox"

@@ -20,6 +20,7 @@ VIEW_MODULES = (
     "procedures", "immunizations", "transactions", "documents", "messages", "calendar",
     "worklists", "admin", "reports",
 )
+VIEW_PACKAGE = "portal_web.ehr.views"
 API_PREFIXES = ("/apis/", "/oauth2/")
 MAX_BODY = 16 * 1024 * 1024  # uploads are at most 12 MB
 
@@ -29,7 +30,7 @@ def warm() -> None:
     import portal_web.fhir.api
     import portal_web.fhir.oauth  # noqa: F401
 
-    import_views("portal_web.ehr.views", VIEW_MODULES)
+    import_views(VIEW_PACKAGE, VIEW_MODULES)
 
 
 def idle_timeout(stores: EpisodeStores, default_s: int) -> Callable[[], int]:
@@ -61,7 +62,7 @@ def build_ehr_app(settings: PortalSettings) -> Starlette:
     sessions = episode_sessions(stores, "OpenEMR", idle_timeout(stores, settings.session_ttl_s))
     site = EhrSite(settings=settings, stores=stores, templates=make_templates([TEMPLATES_DIR]),
                    sessions=sessions)
-    app = site_app(site, [*fhir_routes(), *view_routes("portal_web.ehr.views", VIEW_MODULES)],
+    app = site_app(site, [*fhir_routes(), *view_routes(VIEW_PACKAGE, VIEW_MODULES)],
                    static_dir=STATIC_DIR, state_name="ehr", max_body=MAX_BODY,
                    api_prefixes=API_PREFIXES)
     app.state.fhir_tokens = TokenStore()

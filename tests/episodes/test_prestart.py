@@ -107,7 +107,7 @@ def test_warming_imports_modules_and_calls_the_functions_named_after_them(tmp_pa
     monkeypatch.syspath_prepend(str(tmp_path))
     # what cannot be warmed is left for the app to report when it runs
     warm_up(["warmed_here:ready", "no_such_module_here", "warmed_here:nothing",
-                      "warmed_here:ready"])
+             "warmed_here:ready"])
     assert sys.modules["warmed_here"].CALLS == [1, 1]
 
 
