@@ -13,8 +13,9 @@ keeps a short quiet window only as the final check:
    its throbber then) and the visible one with its fonts ready, no finite animation
    running (``document.getAnimations()``) and two animation frames drawn since;
 2. every Citrix Workspace window shows its published app's current picture exactly: the
-   app's own display is quiet for ``APP_QUIET_MS`` and the receiver page has drawn the
-   lossless refresh of that frame (``pixelStream.lossless`` on the page, see
+   app's own display has been quiet for ``APP_QUIET_MS`` (since its last change, which
+   may be before the settle began) and the receiver page has drawn the lossless refresh
+   of that frame (``pixelStream.lossless`` on the page, see
    docs/pixel-stream.md);
 3. then, once Chromium's tab strip has had ``TAB_STRIP_ANIMATION_S`` since a tab last
    opened or closed after its window showed (``Workstation.tabs_changed_at``), no pixel of
@@ -75,8 +76,6 @@ PAGE_SETTLED = """async () => {
 
 async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict[str, Any]:
     """Wait as the module docstring says; returns what was waited for (seconds, timeouts)."""
-    from pixel_stream.observe import wait_for_quiet
-
     started = time.monotonic()
     deadline = started + timeout_s
     report: dict[str, Any] = {"timed_out": []}
@@ -92,13 +91,12 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
         session = getattr(app, "session", None)
         if session is None or session.capture is None or receiver is None:
             continue
-        remaining_ms = max(0.0, (deadline - time.monotonic()) * 1000)
-        quiet = await wait_for_quiet(session.capture, time.monotonic(),
-                                     _seq(session.capture), APP_QUIET_MS, remaining_ms)
+        quiet = await app_quiet(session.capture, deadline)
         if quiet.timed_out:
             report["timed_out"].append(f"{system} app")
         if not await _receiver_shows(workstation, quiet.frame.seq, deadline):
             report["timed_out"].append(f"{system} receiver")
+    report["apps_s"] = round(time.monotonic() - started, 3)
     if episode.session is not None and episode.session.capture is not None:
         capture = episode.session.capture
         changed = getattr(workstation, "tabs_changed_at", 0.0) or 0.0
@@ -116,6 +114,20 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
                     getattr(episode, "episode_id", "?"), timeout_s,
                     ", ".join(report["timed_out"]))
     return report
+
+
+async def app_quiet(capture: Any, deadline: float) -> Any:
+    """The published app's screen once its display has drawn nothing for ``APP_QUIET_MS``
+    (``pixel_stream.observe.Observation``; ``timed_out`` at ``deadline``). The quiet counts
+    from the display's last change: one that has drawn nothing for that long before the
+    settle began is not waited for again."""
+    from pixel_stream.observe import wait_for_quiet
+
+    now = time.monotonic()
+    last = capture.last_damage_at
+    since = min(last, now) if last else now
+    return await wait_for_quiet(capture, since, _seq(capture), APP_QUIET_MS,
+                                max(0.0, (deadline - since) * 1000))
 
 
 async def wait_for_still(capture: Any, quiet_s: float, deadline: float) -> tuple[Any, bool]:

@@ -28,10 +28,11 @@ class _Capture:
         self.slot = FrameSlot()
         self.damage_pending = False
         self.seq = 0
+        self.last_damage_at = 0.0
 
     def publish(self, pixels: bytes, region: Rect | None = None) -> None:
         self.seq += 1
-        now = time.monotonic()
+        now = self.last_damage_at = time.monotonic()
         self.slot.publish(Frame(seq=self.seq, width=8, height=4, pixels=bytearray(pixels),
                                 region=region or Rect(0, 0, 8, 4), damaged_at=now,
                                 captured_at=now))
@@ -70,6 +71,30 @@ def test_the_final_quiet_check_counts_changed_pixels_not_repaints() -> None:
     assert not timed_out and seq > 1
     timed_out, _ = asyncio.run(scenario(changing=True))
     assert timed_out
+
+
+def test_the_apps_quiet_counts_from_its_last_change() -> None:
+    """A published app that has drawn nothing for ``APP_QUIET_MS`` before the settle began
+    is taken as it is (a frame it draws later is not waited for); one that changed just
+    before is waited for, and a change meanwhile is in the picture taken."""
+    from episodes.settle import APP_QUIET_MS, app_quiet
+
+    async def scenario(drawn_ago_s: float) -> tuple[bool, int]:
+        capture = _Capture()
+        capture.publish(bytes(8 * 4 * 4))
+        capture.last_damage_at = time.monotonic() - drawn_ago_s
+
+        async def draw_later() -> None:
+            await asyncio.sleep(APP_QUIET_MS / 2000)
+            capture.publish(bytes([7]) * (8 * 4 * 4))
+
+        painter = asyncio.ensure_future(draw_later())
+        quiet = await app_quiet(capture, time.monotonic() + 5.0)
+        await painter
+        return quiet.timed_out, quiet.frame.seq
+
+    assert asyncio.run(scenario(drawn_ago_s=2 * APP_QUIET_MS / 1000)) == (False, 1)
+    assert asyncio.run(scenario(drawn_ago_s=0.0)) == (False, 2)
 
 
 def test_locate_finds_a_picture_and_counts_what_differs() -> None:
