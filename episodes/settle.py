@@ -132,12 +132,16 @@ async def app_quiet(capture: Any, deadline: float) -> Any:
 
 async def wait_for_still(capture: Any, quiet_s: float, deadline: float) -> tuple[Any, bool]:
     """(the screen, timed out): wait until no pixel of the screen changed for ``quiet_s``
-    (counted from now or the last change). A repaint that draws the same pixels again (a
-    window redrawn whole after its page settled) is not a change: what a screenshot would
-    show is all that counts."""
+    (counted from its last change, which may be before the call). A repaint that draws
+    the same pixels again (a window redrawn whole after its page settled) is not a change:
+    what a screenshot would show is all that counts."""
     slot = capture.slot
     before = await capture.fresh_frame()
-    changed_at = time.monotonic()
+    # counted from the screen's last change when that was before now: a screen that has
+    # not changed for ``quiet_s`` already is not waited for again
+    now = time.monotonic()
+    last = getattr(capture, "last_damage_at", 0.0)
+    changed_at = min(max(last, now - quiet_s), now) if last else now
     while True:
         now = time.monotonic()
         if now - changed_at >= quiet_s and not capture.damage_pending:

@@ -73,6 +73,30 @@ def test_the_final_quiet_check_counts_changed_pixels_not_repaints() -> None:
     assert timed_out
 
 
+def test_the_final_quiet_check_counts_from_the_last_change() -> None:
+    """A workstation whose screen has not changed for the quiet window before the check
+    is taken as it is (a frame drawn later is not waited for); one that changed just
+    before is waited for, and a change meanwhile is in the picture returned."""
+    from episodes.settle import wait_for_still
+
+    async def scenario(drawn_ago_s: float) -> tuple[bool, int]:
+        capture = _Capture()
+        capture.publish(bytes(8 * 4 * 4))
+        capture.last_damage_at = time.monotonic() - drawn_ago_s
+
+        async def draw_later() -> None:
+            await asyncio.sleep(0.05)
+            capture.publish(bytes([7]) * (8 * 4 * 4))
+
+        painter = asyncio.ensure_future(draw_later())
+        frame, timed_out = await wait_for_still(capture, 0.1, time.monotonic() + 5.0)
+        await painter
+        return timed_out, frame.seq
+
+    assert asyncio.run(scenario(drawn_ago_s=0.2)) == (False, 1)
+    assert asyncio.run(scenario(drawn_ago_s=0.0)) == (False, 2)
+
+
 def test_the_apps_quiet_counts_from_its_last_change() -> None:
     """A published app that has drawn nothing for ``APP_QUIET_MS`` before the settle began
     is taken as it is (a frame it draws later is not waited for); one that changed just
