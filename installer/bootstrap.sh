@@ -12,8 +12,9 @@ DEBIAN_PACKAGES=(
   python3 python3-venv
   # displays, window manager, X tools
   xvfb openbox x11-utils x11-xserver-utils xdotool
-  # XTEST input through libX11 (pixel_stream.xtest_c, ctypes)
-  libx11-6 libxtst6
+  # XTEST input, DAMAGE and MIT-SHM capture through libX11 (pixel_stream.xtest_c,
+  # pixel_stream.xcapture_c: ctypes)
+  libx11-6 libxtst6 libxext6 libxdamage1
   # browser (Debian's own build; Playwright drives it, never downloads one)
   chromium
   # fonts

@@ -1,8 +1,7 @@
 """Damage-driven screen capture: one thread per display feeding one ``FrameSlot``.
 
 The thread sleeps in ``select()`` on the X connection. X DAMAGE tells it which rectangles
-of the root window changed; it then reads the screen through MIT-SHM (``mss``) and
-publishes the frame with its sequence number and damaged region. Nothing runs while the
+of the root window changed; it then reads the screen through MIT-SHM and publishes the frame with its sequence number and damaged region. Nothing runs while the
 screen is idle except a heartbeat once a second, which re-announces the picture so video
 streams stay alive; every ``verify_every``-th heartbeat also re-reads the screen and
 compares, a safety net for damage that was never reported. Frames are rate-capped (30 fps
@@ -25,10 +24,14 @@ import sys
 import threading
 import time
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pixel_stream.frames import Frame, FrameSlot, Rect
+
+if TYPE_CHECKING:
+    from pixel_stream.xcapture_c import ShmScreen
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +42,6 @@ class CaptureError(RuntimeError):
 
 # Pixel buffers kept for reuse; one is reused once no frame or consumer holds it.
 SNAPSHOT_POOL = 3
-
-
-def _queued(conn) -> int:
-    """Events python-xlib has already read off the socket (no I/O, unlike
-    ``pending_events()``)."""
-    return len(conn.display.event_queue)
 
 
 def changed_box(old: np.ndarray, new: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -208,22 +205,21 @@ class ScreenCapture:
 
     def _run(self) -> None:
         try:
-            conn, damage_id, grabber = self._open()
+            screen = self._open()
         except BaseException as exc:  # noqa: BLE001 - reported to start()
             self._start_error = exc
             self._started.set()
             return
         try:
-            self._loop(conn, damage_id, grabber)
+            self._loop(screen)
         except Exception as exc:  # noqa: BLE001 - the display died or the X connection broke
             if not self._stop.is_set():
                 log.warning("capture of %s stopped: %s", self.display_name, exc)
         finally:
-            for closer in (grabber.close, conn.close):
-                try:
-                    closer()
-                except Exception:  # noqa: BLE001 - already broken
-                    pass
+            try:
+                screen.close()
+            except Exception:  # noqa: BLE001 - already broken
+                pass
             with self._fresh_lock:
                 self.slot.close()
                 requests, self._fresh_requests = self._fresh_requests, []
@@ -231,36 +227,28 @@ class ScreenCapture:
                 if not fut.done():
                     fut.set_result(self.slot.latest)
 
-    def _open(self):
-        import mss
-        from Xlib import display as xdisplay
-        from Xlib.ext import damage
+    def _open(self) -> ShmScreen:
+        from pixel_stream.xcapture_c import ShmScreen
 
-        conn = xdisplay.Display(self.display_name)
-        if not conn.has_extension("DAMAGE"):
-            conn.close()
-            raise CaptureError(f"display {self.display_name} has no DAMAGE extension")
-        conn.damage_query_version()
-        root = conn.screen().root
-        geometry = root.get_geometry()
-        self.width, self.height = geometry.width, geometry.height
-        damage_id = root.damage_create(damage.DamageReportRawRectangles)
-        conn.sync()
-        grabber = mss.MSS(display=self.display_name, backend="xshmgetimage")
-        self._monitor = {"left": 0, "top": 0, "width": self.width, "height": self.height}
-        now = time.monotonic()
-        pixels = self._grab(grabber)
-        self._publish(pixels, Rect(0, 0, self.width, self.height), now)
+        screen = ShmScreen(self.display_name)
+        try:
+            self.width, self.height = screen.width, screen.height
+            now = time.monotonic()
+            pixels = self._grab(screen)
+            self._publish(pixels, Rect(0, 0, self.width, self.height), now)
+        except BaseException:
+            screen.close()
+            raise
         self._started.set()
-        return conn, damage_id, grabber
+        return screen
 
-    def _grab(self, grabber) -> bytearray:
+    def _grab(self, screen: ShmScreen) -> bytearray:
         """The whole screen (also refreshes the canvas partial grabs update)."""
-        pixels = grabber.grab(self._monitor).raw
+        pixels = bytearray(screen.read(0, 0, self.width, self.height))
         self._canvas = bytearray(pixels)
         return pixels
 
-    def _grab_region(self, grabber, region: Rect) -> tuple[bytearray, Rect] | None:
+    def _grab_region(self, screen: ShmScreen, region: Rect) -> tuple[bytearray, Rect] | None:
         """Read ``region`` into the canvas; returns a snapshot of the whole screen and the
         rectangle whose pixels really changed, or None when none did.
 
@@ -275,10 +263,8 @@ class ScreenCapture:
         if rect is None:
             return None
         if rect.area * 2 > self.width * self.height:
-            return self._grab(grabber), rect
-        raw = grabber.grab(
-            {"left": rect.x, "top": rect.y, "width": rect.width, "height": rect.height}
-        ).raw
+            return self._grab(screen), rect
+        raw = screen.read(rect.x, rect.y, rect.width, rect.height)
         new = np.frombuffer(raw, np.uint32, rect.area).reshape(rect.height, rect.width)
         canvas = np.frombuffer(self._canvas, np.uint32).reshape(self.height, self.width)
         old = canvas[rect.y : rect.y + rect.height, rect.x : rect.x + rect.width]
@@ -350,25 +336,20 @@ class ScreenCapture:
         self.slot.publish(frame)
         return frame
 
-    def _drain_damage(self, conn) -> None:
-        """Take every damage event: one read of the socket, then the queued events (each
-        ``pending_events()`` is another read, the costliest part of a quiet frame)."""
-        count = conn.pending_events()
-        while count:
-            for _ in range(count):
-                event = conn.next_event()
-                area = getattr(event, "area", None)
-                if area is None:
-                    continue
-                rect = Rect(area.x, area.y, area.width, area.height)
-                if self._pending is None:
-                    self._pending_since = time.monotonic()
-                self._pending = rect.union(self._pending)
-                self._last_damage_at = time.monotonic()
-            count = _queued(conn)
+    def _drain_damage(self, screen: ShmScreen) -> None:
+        """Take every damage event: one read of the socket, then the queued events."""
+        box = screen.drain()
+        if box is None:
+            return
+        x0, y0, x1, y1 = box
+        now = time.monotonic()
+        if self._pending is None:
+            self._pending_since = now
+        self._pending = Rect(x0, y0, x1 - x0, y1 - y0).union(self._pending)
+        self._last_damage_at = now
 
-    def _loop(self, conn, damage_id: int, grabber) -> None:
-        xfd = conn.fileno()
+    def _loop(self, screen: ShmScreen) -> None:
+        xfd = screen.fileno()
         last_announce = time.monotonic()
         schedule = self.schedule
         while not self._stop.is_set():
@@ -377,7 +358,7 @@ class ScreenCapture:
                 timeout = schedule.delay(now)
             else:
                 timeout = max(0.0, last_announce + self.heartbeat_s - now)
-            if _queued(conn):
+            if screen.queued():
                 # read off the socket during the last flush: the socket will not wake us
                 timeout = 0.0
             readable, _, _ = select.select([xfd, self._wake_r], [], [], timeout)
@@ -391,27 +372,26 @@ class ScreenCapture:
             with self._fresh_lock:
                 fresh, self._fresh_requests = self._fresh_requests, []
             if fresh:
-                conn.sync()  # round trip: every damage the server queued for us is now read
-            self._drain_damage(conn)
+                screen.sync()  # round trip: every damage the server queued for us is now read
+            self._drain_damage(screen)
             now = time.monotonic()
             if self._pending is not None and (fresh or schedule.delay(now) == 0.0):
                 region, since = self._pending, self._pending_since
                 self._pending = None
-                conn.damage_subtract(damage_id, 0, 0)
-                conn.flush()
+                screen.subtract()
                 schedule.took(now)
-                grabbed = self._grab_region(grabber, region)
+                grabbed = self._grab_region(screen, region)
                 if grabbed is not None:  # a repaint with the same pixels is no new frame
                     self._publish(grabbed[0], grabbed[1], since)
                     last_announce = time.monotonic()
             elif self._pending is None and now - last_announce >= self.heartbeat_s:
-                self._heartbeat(grabber)
+                self._heartbeat(screen)
                 last_announce = time.monotonic()
             for fut in fresh:
                 if not fut.done():
                     fut.set_result(self.slot.latest)
 
-    def _heartbeat(self, grabber) -> None:
+    def _heartbeat(self, screen: ShmScreen) -> None:
         """Re-announce the frame (every ``verify_every``-th time after re-reading the
         screen). A re-read does not count against the frame-rate cap: a click just after
         it is still read at once."""
@@ -419,7 +399,7 @@ class ScreenCapture:
         if self._heartbeats % self.verify_every:
             self.slot.heartbeat()
             return
-        pixels = self._grab(grabber)
+        pixels = self._grab(screen)
         latest = self.slot.latest
         if latest is not None and pixels == latest.pixels:
             self.slot.heartbeat()

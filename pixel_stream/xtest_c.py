@@ -49,13 +49,15 @@ _lost: set[int] = set()
 
 
 def _load(soname: str, name: str) -> ctypes.CDLL:
+    """The library ``soname`` (e.g. libXtst.so.6), else whatever ``lib{name}`` is here."""
     try:
         return ctypes.CDLL(soname)
     except OSError:
         found = ctypes.util.find_library(name)
         if found is None:
             raise XConnectionError(
-                f"lib{name} is not installed (Debian: apt-get install lib{name.lower()}6; "
+                f"lib{name} is not installed (Debian: apt-get install "
+                f"{soname.split('.so.')[0].lower()}{soname.split('.so.')[1]}; "
                 "installer/bootstrap.sh installs it)") from None
         return ctypes.CDLL(found)
 

@@ -87,17 +87,16 @@ def test_a_buffer_someone_still_reads_is_not_reused():
     assert bytes(view) == content
 
 
-class FakeGrabber:
-    """MIT-SHM reads of a screen held in memory (BGRX rows)."""
+class FakeScreen:
+    """MIT-SHM reads of a screen held in memory (BGRX rows), as ``ShmScreen.read``."""
 
     def __init__(self, width: int, height: int, screen: bytearray) -> None:
         self.width, self.height, self.screen = width, height, screen
 
-    def grab(self, monitor):
-        x, y, w, h = monitor["left"], monitor["top"], monitor["width"], monitor["height"]
+    def read(self, x: int, y: int, w: int, h: int) -> memoryview:
         rows = [self.screen[(y + r) * self.width * 4 + x * 4:(y + r) * self.width * 4
                             + (x + w) * 4] for r in range(h)]
-        return type("Shot", (), {"raw": bytearray(b"".join(rows))})()
+        return memoryview(b"".join(rows))
 
 
 def test_a_repainted_widget_becomes_a_frame_of_the_pixels_that_changed():
@@ -105,7 +104,7 @@ def test_a_repainted_widget_becomes_a_frame_of_the_pixels_that_changed():
     region is the letter's box, and a repaint with the same pixels is no frame at all."""
     capture = _capture_with_canvas(128, 64)
     screen = bytearray(capture._canvas)
-    grabber = FakeGrabber(128, 64, screen)
+    grabber = FakeScreen(128, 64, screen)
     widget = Rect(2, 4, 60, 20)  # what DAMAGE reports
     for row in range(10, 17):  # the letter (and caret) drawn at x 20..27
         screen[row * 512 + 20 * 4: row * 512 + 28 * 4] = b"\x10\x20\x30\x00" * 8
