@@ -30,6 +30,11 @@ TIME_BASE = fractions.Fraction(1, VIDEO_CLOCK)
 SUPPORTED_CODECS = ("H264", "VP8")
 # Keyframes are expensive (the whole screen); a burst of PLIs gets one.
 MIN_KEYFRAME_INTERVAL_S = 0.25
+# While changes go as tiles only (typing), a change is also encoded when the video has had
+# no frame for this long. A browser that gets no video frame for 3 s asks for a keyframe
+# (PLI): while typing, a 30 kB keyframe every 3 s instead of a P-frame of the typed rows
+# (a few hundred bytes) every second. The capture's heartbeat does this on a static screen.
+VIDEO_KEEPALIVE_S = 1.0
 # Changed rows are converted to YUV in full-width bands of this height (one cached swscale
 # context); beyond MAX_BANDS the whole frame is converted at once.
 BAND_H = 32
@@ -212,7 +217,7 @@ class EncodedFeed:
         # may reach every viewer as exact tiles instead of a video frame, and who sends
         # them (called on this thread with the frame's seq). A frame sent as tiles is not
         # encoded: the video catches up with the next frame that is (a larger change, a
-        # keyframe or the heartbeat).
+        # keyframe, the heartbeat, or one sent as tiles VIDEO_KEEPALIVE_S after the last).
         self.by_tiles: Callable[[Rect], bool] | None = None
         self.on_tiles: Callable[[int], None] | None = None
         self.frames_by_tiles = 0
@@ -223,6 +228,7 @@ class EncodedFeed:
         self._last_seq: int | None = None
         self._taken_seq = -1
         self._diverted_tick = -1
+        self._last_video_at = time.monotonic()  # when a frame was last encoded
         self._seen_seq: int | None = None
         slot.add_publish_hook(self._divert)
 
@@ -304,9 +310,13 @@ class EncodedFeed:
                 return True
             if self._keyframe_due() or not self._send_as_tiles(frame, self._last_seq):
                 return False
+            self._seen_seq = frame.seq
+            if time.monotonic() - self._last_video_at >= VIDEO_KEEPALIVE_S:
+                # sent as tiles, and the thread encodes it too, as a frame seen already (a
+                # heartbeat): the video stays alive (see VIDEO_KEEPALIVE_S)
+                return False
             self._taken_seq = frame.seq
             self._diverted_tick = tick
-            self._seen_seq = frame.seq
             return True
 
     def _run(self) -> None:
@@ -369,6 +379,8 @@ class EncodedFeed:
                 started = time.perf_counter()
                 packets = encoder.encode(frame, pts, keyframe, dirty)
                 self.last_encode_ms = (time.perf_counter() - started) * 1000
+                with self._lock:
+                    self._last_video_at = time.monotonic()
                 if not packets:
                     continue
                 is_key = any(p.is_keyframe for p in packets)

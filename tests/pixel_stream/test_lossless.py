@@ -264,6 +264,45 @@ def test_a_change_sent_as_tiles_does_not_wake_the_encoder_thread():
         feed.stop()
 
 
+def test_changes_sent_as_tiles_still_keep_the_video_alive(monkeypatch):
+    """A browser asks for a keyframe (30 kB) after 3 s without a video frame: while every
+    change goes as tiles, one a second is also encoded, as a small P-frame."""
+    import threading
+
+    import pixel_stream.video as video
+    from pixel_stream.video import EncodedFeed
+
+    slot = FrameSlot()
+    slot.publish(frame(1, 64, 64, fill=1))
+    feed = EncodedFeed(slot, "H264")
+    sent: list[int] = []
+    feed.by_tiles = lambda dirty: dirty.area <= 100
+    feed.on_tiles = sent.append
+    encoded: list[bool] = []
+    got = threading.Event()
+    feed.subscribe(lambda packets, key: (encoded.append(key), got.set()))
+    clock = {"now": 1000.0}
+    try:
+        assert got.wait(10) and encoded == [True]  # the first frame: a keyframe
+        got.clear()
+        monkeypatch.setattr(video.time, "monotonic", lambda: clock["now"])
+        with feed._lock:
+            feed._last_video_at = clock["now"]
+        clock["now"] += video.VIDEO_KEEPALIVE_S / 2
+        slot.publish(frame(2, 64, 64, fill=2, region=Rect(0, 0, 8, 8)))
+        assert sent == [2] and not got.wait(0.3)  # tiles only: the video had a frame lately
+        clock["now"] += video.VIDEO_KEEPALIVE_S
+        slot.publish(frame(3, 64, 64, fill=3, region=Rect(0, 0, 8, 8)))
+        assert sent == [2, 3]  # exact at once, as tiles
+        assert got.wait(10) and encoded == [True, False]  # and a P-frame for the video
+        assert feed.frames_encoded == 2 and feed.keyframes == 1
+        got.clear()
+        slot.publish(frame(4, 64, 64, fill=4, region=Rect(0, 0, 8, 8)))
+        assert sent == [2, 3, 4] and not got.wait(0.3)  # the video just had one
+    finally:
+        feed.stop()
+
+
 class FakeChannel:
     """The server's end of a page's ``lossless`` data channel."""
 
