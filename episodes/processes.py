@@ -1,5 +1,5 @@
-"""The processes of an episode, seen from /proc and X (no psutil): which are alive, which
-belong to it, when a server answers, when an app has a window.
+"""The processes of an episode, seen from /proc (no psutil): which are alive, which belong
+to it, when a server answers. (When an app has a window: ``pixel_stream.xprops``.)
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ import signal
 import socket
 import time
 from pathlib import Path
-
-from pixel_stream.xprops import whole_property
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -28,23 +26,6 @@ def http_answers(port: int, timeout: float = 0.5) -> bool:
             return sock.recv(12).startswith(b"HTTP/")
     except OSError:
         return False
-
-
-def has_window(display_name: str) -> bool:
-    """True once the display's window manager lists at least one client window."""
-    from Xlib import X
-    from Xlib import display as xdisplay
-
-    try:
-        conn = xdisplay.Display(display_name)
-    except Exception:  # noqa: BLE001 - not up yet
-        return False
-    try:
-        root = conn.screen().root
-        prop = whole_property(root, conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
-        return prop is not None and len(prop.value) > 0
-    finally:
-        conn.close()
 
 
 def proc_stat(pid: int) -> tuple[str, int] | None:

@@ -15,8 +15,8 @@ from typing import Any
 
 from episodes import prestart
 from episodes.inspector import InspectorClient, InspectorError
-from episodes.processes import has_window
 from pixel_stream.procs import ManagedProcess, wait_until
+from pixel_stream.xprops import wait_for_root_property
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +92,8 @@ class PublishedApp:
                                      log_path=self.log_path).start()
             self.process = process
             remember(process.pid)
-        await asyncio.to_thread(wait_until, lambda: has_window(self.display.name), timeout_s,
-                                f"the {self.system} app's window", 0.02, process)
+        await asyncio.to_thread(wait_for_root_property, self.display.name, "_NET_CLIENT_LIST",
+                                timeout_s, f"the {self.system} app's window", alive=process)
         if self.inspector is not None:
             await asyncio.to_thread(wait_until, self.inspector.exists, timeout_s,
                                     f"the {self.system} app's inspector socket", 0.02,

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from pixel_stream.openbox_config import OPENBOX_RC
-from pixel_stream.procs import ManagedProcess, ProcessError, wait_until
-from pixel_stream.xprops import whole_property
+from pixel_stream.procs import ManagedProcess, ProcessError
+from pixel_stream.xprops import wait_for_root_property, whole_property
 
 MIN_SIZE = 64
 MAX_SIZE = 8192
@@ -181,10 +181,8 @@ class Display:
             log_path=self._workdir / "openbox.log",
         ).start()
         try:
-            wait_until(
-                self._window_manager_ready, self.start_timeout, "openbox to manage the screen",
-                interval=0.02, alive=self._wm,
-            )
+            wait_for_root_property(self.name, "_NET_SUPPORTING_WM_CHECK", self.start_timeout,
+                                   "openbox to manage the screen", alive=self._wm)
             self._window_manager_manages(time.monotonic() + self.start_timeout)
         except (TimeoutError, ProcessError) as exc:
             raise DisplayError(str(exc)) from exc
@@ -218,18 +216,6 @@ class Display:
             finally:
                 probe.destroy()
                 conn.sync()
-        finally:
-            conn.close()
-
-    def _window_manager_ready(self) -> bool:
-        from Xlib import display as xdisplay
-
-        conn = xdisplay.Display(self.name)
-        try:
-            root = conn.screen().root
-            check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
-            prop = whole_property(root, check, 0)
-            return prop is not None and len(prop.value) > 0
         finally:
             conn.close()
 

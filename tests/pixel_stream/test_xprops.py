@@ -68,3 +68,49 @@ def test_whole_property_returns_one_value(display, rewritten_after_each_read):
             is None
     finally:
         conn.close()
+
+
+def test_the_wait_for_a_root_property_wakes_when_another_client_sets_it(display):
+    import threading
+
+    from pixel_stream.xprops import wait_for_root_property
+
+    writer = xdisplay.Display(display.name)
+    root = writer.screen().root
+    atom = writer.intern_atom("_EHR_TEST_READY")
+
+    def set_later():
+        root.change_property(atom, Xatom.STRING, 8, b"yes")
+        writer.sync()
+
+    timer = threading.Timer(0.3, set_later)
+    timer.start()
+    try:
+        # its process check every 30 s: only the property change can end this wait in time
+        wait_for_root_property(display.name, "_EHR_TEST_READY", 10.0, "the test's property",
+                               recheck_s=30.0)
+        assert whole_property(root, atom).value == b"yes"
+    finally:
+        timer.cancel()
+        root.delete_property(atom)
+        writer.sync()
+        writer.close()
+
+
+def test_the_wait_for_a_root_property_says_what_it_waited_for(display):
+    from pixel_stream.xprops import wait_for_root_property
+
+    with pytest.raises(TimeoutError, match="waiting for nothing that comes"):
+        wait_for_root_property(display.name, "_EHR_TEST_NEVER", 0.3, "nothing that comes")
+
+
+def test_the_wait_for_a_root_property_ends_when_its_process_dies(display, tmp_path):
+    from pixel_stream.procs import ManagedProcess, ProcessError
+    from pixel_stream.xprops import wait_for_root_property
+
+    process = ManagedProcess(["sh", "-c", "echo gone >&2; exit 3"], name="the app",
+                             log_path=tmp_path / "app.log").start()
+    with pytest.raises(ProcessError, match="the app exited with status 3 while waiting for "
+                                           "the app's window"):
+        wait_for_root_property(display.name, "_EHR_TEST_NEVER", 30.0, "the app's window",
+                               alive=process)
