@@ -327,7 +327,7 @@ def bench_ours_viewer(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
         out["idle_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.oursBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        out["typing_rounds"] = [_ours_typing(bed, page, meter, cfg)]
+        out["typing_rounds"] = [_typing(bed, page, meter, cfg, "ours")]
         if cfg.only != "typing":
             out.update(_clicks_summary("", _click_trials(page, "oursClicks", bed, cfg)))
     finally:
@@ -351,23 +351,24 @@ def _open_ours(bed: TestBed, page) -> None:
     page.wait_for_function("() => pixelStream.state.role === 'controller'")
 
 
-def _ours_typing(bed: TestBed, page, meter: CpuMeter, cfg: BenchConfig) -> dict[str, Any]:
-    """One round of typing through our page: the server's CPU, the bytes, how the changes
-    went out (video frames, changes sent as tiles only, tiles) and whether the text
-    arrived."""
+def _typing(bed: TestBed, page, meter: CpuMeter, cfg: BenchConfig, side: str
+            ) -> dict[str, Any]:
+    """One round of typing through ``side``'s page ("ours" or "novnc"): its server's CPU,
+    the bytes, whether the text arrived and, for ours, how the changes went out (video
+    frames, changes sent as tiles only, tiles)."""
     text = _typing_text(cfg)
-    bytes0 = page.evaluate("pixelBench.oursBytes()")
-    before = _server_counts(bed)
+    bytes0 = page.evaluate(f"pixelBench.{side}Bytes()")
+    before = _server_counts(bed) if side == "ours" else {}
     meter.start()
     t0 = time.monotonic()
-    page.evaluate("([t, r]) => pixelBench.oursType(t, r)", [text, cfg.typing_rate])
+    page.evaluate(f"([t, r]) => pixelBench.{side}Type(t, r)", [text, cfg.typing_rate])
     meter.stop()
     seconds = time.monotonic() - t0
-    after = _server_counts(bed)
+    after = _server_counts(bed) if side == "ours" else {}
     done: dict[str, Any] = {"keys": len(text), "seconds": seconds, "cpu_s": meter.cpu_s,
-                            "bytes": page.evaluate("pixelBench.oursBytes()") - bytes0,
+                            "bytes": page.evaluate(f"pixelBench.{side}Bytes()") - bytes0,
                             "counts": {k: after[k] - before[k] for k in after}}
-    done.update(_delivered(bed, text, ""))
+    done.update(_delivered(bed, text, "" if side == "ours" else "novnc_"))
     return done
 
 
@@ -378,7 +379,7 @@ def ours_typing_round(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]
     try:
         _open_ours(bed, page)
         time.sleep(1.0)  # the connection's start-up traffic, as before the first round
-        return _ours_typing(bed, page, meter, cfg)
+        return _typing(bed, page, meter, cfg, "ours")
     finally:
         page.close()
         _clear_entry(bed)
@@ -552,7 +553,7 @@ def bench_novnc_viewer(bed: TestBed, peer: VncPeer, browser, cfg: BenchConfig) -
         out["novnc_idle_bytes_per_s"] = _r(
             (page.evaluate("pixelBench.novncBytes()") - bytes0) / (time.monotonic() - t0), 0
         )
-        out["novnc_typing_rounds"] = [_novnc_typing(bed, page, meter, cfg)]
+        out["novnc_typing_rounds"] = [_typing(bed, page, meter, cfg, "novnc")]
         if cfg.only != "typing":
             out.update(_clicks_summary("novnc_", _click_trials(page, "novncClicks", bed, cfg)))
     finally:
@@ -567,22 +568,6 @@ def _open_novnc(pages: NoVNCPages, page) -> None:
     page.evaluate((ASSETS / "probe.js").read_text())
 
 
-def _novnc_typing(bed: TestBed, page, meter: CpuMeter, cfg: BenchConfig) -> dict[str, Any]:
-    """One round of typing through noVNC's page: x11vnc's and websockify's CPU, the bytes,
-    and whether the text arrived."""
-    text = _typing_text(cfg)
-    bytes0 = page.evaluate("pixelBench.novncBytes()")
-    meter.start()
-    t0 = time.monotonic()
-    page.evaluate("([t, r]) => pixelBench.novncType(t, r)", [text, cfg.typing_rate])
-    meter.stop()
-    seconds = time.monotonic() - t0
-    done: dict[str, Any] = {"keys": len(text), "seconds": seconds, "cpu_s": meter.cpu_s,
-                            "bytes": page.evaluate("pixelBench.novncBytes()") - bytes0}
-    done.update(_delivered(bed, text, "novnc_"))
-    return done
-
-
 def novnc_typing_round(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any]:
     """A further round of typing, through x11vnc + noVNC started afresh (the entry is
     cleared after)."""
@@ -593,7 +578,7 @@ def novnc_typing_round(bed: TestBed, browser, cfg: BenchConfig) -> dict[str, Any
         try:
             _open_novnc(pages, page)
             time.sleep(1.0)  # as before the first round
-            return _novnc_typing(bed, page, meter, cfg)
+            return _typing(bed, page, meter, cfg, "novnc")
         finally:
             page.close()
             pages.close()
@@ -650,16 +635,15 @@ def _typing_rounds(bed: TestBed, browser, cfg: BenchConfig, results: dict[str, A
     side's figures over all its rounds (``summarize_typing``)."""
     ours = results.pop("typing_rounds", [])
     theirs = results.pop("novnc_typing_rounds", [])
+    sides = [(ours, ours_typing_round)]
+    if cfg.novnc:
+        sides.append((theirs, novnc_typing_round))
     if cfg.typing_rounds > 1:
         _clear_entry(bed)
     for n in range(1, cfg.typing_rounds):
         progress(f"typing, round {n + 1} of {cfg.typing_rounds} ...")
-        sides = ["ours", "peer"] if n % 2 == 0 else ["peer", "ours"]
-        for side in sides:
-            if side == "ours":
-                ours.append(ours_typing_round(bed, browser, cfg))
-            elif cfg.novnc:
-                theirs.append(novnc_typing_round(bed, browser, cfg))
+        for rounds, run in (sides if n % 2 == 0 else sides[::-1]):
+            rounds.append(run(bed, browser, cfg))
     if ours:
         results.update(summarize_typing(ours, ""))
     if theirs:

@@ -50,14 +50,24 @@ def wait_until(
         value = condition()
         if value:
             return value
-        if alive is not None and alive.poll() is not None:
-            raise ProcessError(
-                f"{alive.name} exited with status {alive.poll()} while waiting for {what}"
-                f"{alive.stderr_tail()}"
-            )
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"timed out after {timeout:.1f} s waiting for {what}")
+        time_left(deadline, timeout, what, alive)
         time.sleep(interval)
+
+
+def time_left(deadline: float, timeout: float, what: str,
+              alive: ManagedProcess | None = None) -> float:
+    """Seconds left until ``deadline`` (monotonic) of a wait for ``what``; ``ProcessError``
+    when ``alive`` died meanwhile, ``TimeoutError`` when no time is left (``wait_until``'s
+    errors, for waits that sleep on something else than a timer)."""
+    if alive is not None and alive.poll() is not None:
+        raise ProcessError(
+            f"{alive.name} exited with status {alive.poll()} while waiting for {what}"
+            f"{alive.stderr_tail()}"
+        )
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError(f"timed out after {timeout:.1f} s waiting for {what}")
+    return left
 
 
 class ManagedProcess:

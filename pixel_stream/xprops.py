@@ -36,25 +36,15 @@ def wait_for_root_property(display_name: str, name: str, timeout: float, what: s
     from Xlib import X
     from Xlib import display as xdisplay
 
-    from pixel_stream.procs import ProcessError
+    from pixel_stream.procs import time_left
 
     deadline = time.monotonic() + timeout
-
-    def check_time_and_process() -> float:
-        if alive is not None and alive.poll() is not None:
-            raise ProcessError(f"{alive.name} exited with status {alive.poll()} while "
-                               f"waiting for {what}{alive.stderr_tail()}")
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"timed out after {timeout:.1f} s waiting for {what}")
-        return left
-
     conn = None
     while conn is None:
         try:
             conn = xdisplay.Display(display_name)
         except Exception:  # noqa: BLE001 - the display is not up yet
-            time.sleep(min(0.02, check_time_and_process()))
+            time.sleep(min(0.02, time_left(deadline, timeout, what, alive)))
     try:
         root = conn.screen().root
         atom = conn.intern_atom(name)
@@ -65,7 +55,7 @@ def wait_for_root_property(display_name: str, name: str, timeout: float, what: s
             prop = whole_property(root, atom, X.AnyPropertyType)
             if prop is not None and len(prop.value) > 0:
                 return
-            left = check_time_and_process()
+            left = time_left(deadline, timeout, what, alive)
             if not conn.pending_events():
                 select.select([conn.fileno()], [], [], min(recheck_s, left))
             while conn.pending_events():
