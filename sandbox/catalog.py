@@ -17,6 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sandbox import yamltext
 from sandbox.clock import DEFAULT_START, parse_sandbox_time
 from sandbox.errors import SandboxError
 from sandbox.paths import TASKS_DIR
@@ -226,8 +227,7 @@ def load_task(path: Path) -> TaskSpec:
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read ({exc.strerror})") from exc
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = yamltext.safe_load(text)
     except yaml.YAMLError as exc:
         raise CatalogError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
@@ -235,6 +235,7 @@ def load_task(path: Path) -> TaskSpec:
     try:
         spec = TaskSpec.model_validate(data)
     except ValidationError as exc:
+        node = yamltext.compose(text)  # the node tree only to say on which line
         messages = []
         for err in exc.errors():
             loc = tuple(err["loc"])

@@ -34,7 +34,7 @@ from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.orm import Mapper
 from sqlalchemy.schema import CreateTable
 
-from sandbox import __version__
+from sandbox import __version__, yamltext
 from sandbox.catalog import InputFile, TaskSpec
 from sandbox.clock import SandboxClock
 from sandbox.errors import SandboxError
@@ -86,7 +86,7 @@ def load_rows(store: Store, path: Path, task_dir: Path | None = None) -> int:
     """Insert the rows of one seed YAML file into ``store``; returns the row count."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yamltext.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
         raise SeedError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -91,3 +91,22 @@ def test_many_steps_do_not_grow_the_page_by_their_images(tmp_path: Path):
     html = (out / "report.html").read_text()
     assert len(episodes_of(html)[0]["steps"]) == 40
     assert (out / "report.html").stat().st_size - small < 36 * 700  # text, not pixels
+
+
+def test_a_final_screen_written_again_gets_its_own_thumbnail(tmp_path: Path):
+    # the report is written after every job and keeps each run's thumbnail: a final
+    # screen replaced (the job run again) must not show the earlier one
+    from PIL import Image
+
+    from episodes.trajectory import thumbnail
+
+    final = tmp_path / "final.png"
+    Image.new("RGB", (1280, 800), (200, 30, 30)).save(final)
+    first = thumbnail(final)
+    assert first is not None and first.startswith("data:image/jpeg;base64,")
+    assert thumbnail(final) == first
+    Image.new("RGB", (1280, 720), (30, 30, 200)).save(final)  # another size on disk too
+    second = thumbnail(final)
+    assert second is not None and second != first
+    final.unlink()
+    assert thumbnail(final) is None
