@@ -54,15 +54,49 @@ def no_leaks(monkeypatch):
     assert not left, f"processes left behind: {left}"
 
 
+# -- a hang the time limit cannot break ------------------------------------------------------
+# pytest-timeout raises in the main thread from a SIGALRM handler; a test blocked in native
+# code that never returns to Python (a Qt modal loop, a libX11 reply) does not see it, and its
+# worker would sit there until CI's own limit ends the run with no word of which test it was.
+# faulthandler's watchdog is a C thread: past the limit plus a grace it prints every thread's
+# stack to the real stderr and ends the worker, which xdist reports as that test's failure.
+HANG_GRACE_S = float(os.environ.get("EHR_TEST_HANG_GRACE_S", "90"))
+_stderr_fd: int | None = None
+
+
+def _time_limit(item) -> float:
+    marker = item.get_closest_marker("timeout")
+    if marker and marker.args:
+        return float(marker.args[0])
+    given = item.config.getoption("timeout", None)  # --timeout, else the ini's
+    return float(given if given is not None else item.config.getini("timeout") or 0)
+
+
+def pytest_configure(config):
+    global _stderr_fd
+    # between tests the output capture is suspended: fd 2 is the terminal (or CI's log) here
+    _stderr_fd = os.dup(2)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    import faulthandler
+
+    limit = _time_limit(item)
+    if limit > 0 and _stderr_fd is not None:
+        faulthandler.dump_traceback_later(limit + HANG_GRACE_S, exit=True, file=_stderr_fd)
+    try:
+        yield
+    finally:
+        if limit > 0:
+            faulthandler.cancel_dump_traceback_later()
+
+
 def pytest_collection_modifyitems(items):
     """The tests given a longer time limit than the default (the long gold runs and
     replays) go first, longest first: workers share them out at the start instead of one
     worker starting a ten-minute episode when the rest of the suite is done."""
-    def limit(item) -> float:
-        marker = item.get_closest_marker("timeout")
-        return float(marker.args[0]) if marker and marker.args else 0.0
-
-    items.sort(key=lambda item: -limit(item))
+    items.sort(key=lambda item: -_time_limit(item))
 
 
 def pytest_runtest_setup(item):
