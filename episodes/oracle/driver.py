@@ -36,7 +36,6 @@ from episodes.oracle.guard import DRIVER_KEY, ReadOnly, load_gold
 from episodes.oracle.locators import (
     Box,
     content_origin,
-    covered_by_a_bar,
     has_focus,
     is_front,
     screen_box,
@@ -278,9 +277,8 @@ class Oracle:
             found = self._run(screen_box(locator, LOCATE_TIMEOUT_S))
             if found is None:
                 raise OracleError(f"{locator} has no box on the page")
-            box, viewport = found
-            if 0 <= box.y and box.y + min(box.height, 40) <= viewport[1] \
-                    and not self._run(covered_by_a_bar(locator)):
+            box, viewport, covered = found
+            if 0 <= box.y and box.y + min(box.height, 40) <= viewport[1] and not covered:
                 return Box(box.x + viewport[2], box.y + viewport[3], box.width, box.height)
             # out of view, or under a bar that stays put (a sticky footer: to the middle)
             direction = "down" if box.y > viewport[1] / 3 else "up"

@@ -29,7 +29,11 @@ WINDOW_METRICS = "() => [screenX, screenY, outerWidth, outerHeight, innerWidth, 
 async def content_origin(page: Any) -> tuple[float, float]:
     """Screen position of the page's viewport: window position plus the browser chrome
     above it (tab strip, toolbar, title bar), the side borders being equal."""
-    sx, sy, ow, oh, iw, ih = await page.evaluate(WINDOW_METRICS)
+    return _origin(await page.evaluate(WINDOW_METRICS))
+
+
+def _origin(metrics: list[float]) -> tuple[float, float]:
+    sx, sy, ow, oh, iw, ih = metrics
     border = (ow - iw) / 2
     return sx + border, sy + (oh - ih) - border
 
@@ -48,6 +52,14 @@ COVERED_BY_A_BAR = """el => {
 }"""
 
 
+# The window's metrics and the bar check in one round trip (a page's top frame only: in a
+# frame, the element's window is not the browser's)
+PLACE = f"""el => {{
+  if (window.top !== window) return null;
+  return {{metrics: {WINDOW_METRICS[6:]}, covered: ({COVERED_BY_A_BAR})(el)}};
+}}"""
+
+
 async def covered_by_a_bar(locator: Any) -> bool:
     """Whether a sticky or fixed bar of the page covers where a click on ``locator`` lands
     (scrolled into view "if needed", an element can end under a page's sticky footer)."""
@@ -58,7 +70,8 @@ async def covered_by_a_bar(locator: Any) -> bool:
 
 
 async def screen_box(locator: Any, timeout_s: float):
-    """(box in viewport pixels, (viewport w, h, screen x0, y0)) or None."""
+    """(box in viewport pixels, (viewport w, h, screen x0, y0), whether a bar covers its
+    centre) or None."""
     try:
         await locator.wait_for(state="visible", timeout=timeout_s * 1000)
     except Exception as exc:  # noqa: BLE001 - Playwright's timeouts and strictness errors
@@ -67,10 +80,18 @@ async def screen_box(locator: Any, timeout_s: float):
     box = await locator.bounding_box()
     if box is None:
         return None
-    page = locator.page
-    x0, y0 = await content_origin(page)
-    size = await page.evaluate("() => [innerWidth, innerHeight]")
-    return Box(box["x"], box["y"], box["width"], box["height"]), (size[0], size[1], x0, y0)
+    try:
+        place = await locator.evaluate(PLACE, timeout=2000)
+    except Exception:  # noqa: BLE001 - gone or navigating: the page's own look below
+        place = None
+    if place is None:
+        metrics = await locator.page.evaluate(WINDOW_METRICS)
+        covered = await covered_by_a_bar(locator)
+    else:
+        metrics, covered = place["metrics"], bool(place["covered"])
+    x0, y0 = _origin(metrics)
+    return (Box(box["x"], box["y"], box["width"], box["height"]),
+            (metrics[4], metrics[5], x0, y0), covered)
 
 
 async def has_focus(locator: Any) -> bool:

@@ -155,3 +155,46 @@ def test_an_element_under_a_sticky_or_fixed_bar_is_covered_and_one_in_it_is_not(
                 await browser.close()
 
     assert asyncio.run(scenario()) == [True, False, True, False, False]
+
+
+@pytest.mark.slow
+@requires(_chromium() is not None, "chromium is not installed")
+def test_screen_box_reads_the_window_and_the_bars_in_one_look_as_the_separate_reads_do():
+    """One evaluate gives the window's metrics and the bar check (two round trips fewer per
+    located element); in a frame it falls back to the page's own reads."""
+    from playwright.async_api import async_playwright
+
+    from episodes.oracle.locators import PLACE, content_origin, covered_by_a_bar, screen_box
+
+    async def both(page, locator):
+        box, (width, height, x0, y0), covered = await screen_box(locator, 5)
+        separate = (await page.evaluate("() => [innerWidth, innerHeight]"),
+                    await content_origin(page), await covered_by_a_bar(locator))
+        return (box.y, [width, height], (x0, y0), covered), separate
+
+    async def scenario():
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=_chromium(),
+                                               args=["--no-sandbox"])
+            try:
+                page = await browser.new_page(viewport={"width": 800, "height": 740})
+                await page.set_content(BARRED)
+                # the one look itself works in the top frame (not a fallback every time)
+                assert (await page.locator("#caption").evaluate(PLACE))["covered"] is True
+                seen = [await both(page, page.locator("#caption"))]
+                await page.evaluate("scrollBy(0, 300)")
+                seen.append(await both(page, page.locator("#caption")))
+                await page.set_content('<p>Before</p><iframe srcdoc="<button>In a frame'
+                                       '</button>"></iframe>')
+                inside = page.frame_locator("iframe").get_by_role("button")
+                assert await inside.evaluate(PLACE) is None
+                seen.append(await both(page, inside))
+                return seen
+            finally:
+                await browser.close()
+
+    seen = asyncio.run(scenario())
+    for one_look, separate in seen:
+        assert one_look[1:] == tuple(separate)
+    assert [s[0][3] for s in seen] == [True, False, False]
+    assert seen[2][0][0] > 0  # the frame's offset is in the box (Playwright's own box)
