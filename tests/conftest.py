@@ -56,8 +56,9 @@ def no_leaks(monkeypatch):
 
 # -- a hang the time limit cannot break ------------------------------------------------------
 # pytest-timeout raises in the main thread from a SIGALRM handler; a test blocked in native
-# code that never returns to Python (a Qt modal loop, a libX11 reply) does not see it, and its
-# worker would sit there until CI's own limit ends the run with no word of which test it was.
+# code that never returns to Python (a Qt modal loop) does not see it, and asyncio swallows it
+# when it lands in a callback (logged as "Exception in callback"); the worker would then sit
+# there until CI's own limit ends the run with no word of which test it was.
 # faulthandler's watchdog is a C thread: past the limit plus a grace it prints every thread's
 # stack to the real stderr and ends the worker, which xdist reports as that test's failure.
 HANG_GRACE_S = float(os.environ.get("EHR_TEST_HANG_GRACE_S", "90"))
