@@ -6,6 +6,7 @@ their reads work."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 
 import pytest
@@ -128,31 +129,37 @@ background: #ddd }</style><header>Top bar <button id=menu>Menu</button></header>
 <div class=bar><button id=save>Save draft</button></div>"""
 
 
+@contextlib.asynccontextmanager
+async def _barred_page():
+    """A headless page showing ``BARRED`` at 800x740."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
+        try:
+            page = await browser.new_page(viewport={"width": 800, "height": 740})
+            await page.set_content(BARRED)
+            yield page
+        finally:
+            await browser.close()
+
+
 @pytest.mark.slow
 @requires(_chromium() is not None, "chromium is not installed")
 def test_an_element_under_a_sticky_or_fixed_bar_is_covered_and_one_in_it_is_not():
-    from playwright.async_api import async_playwright
-
     from episodes.oracle.locators import covered_by_a_bar
 
     async def scenario() -> list[bool]:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=_chromium(),
-                                               args=["--no-sandbox"])
-            try:
-                page = await browser.new_page(viewport={"width": 800, "height": 740})
-                await page.set_content(BARRED)
-                caption = page.locator("#caption")
-                seen = [await covered_by_a_bar(caption)]  # under the sticky footer
-                await page.evaluate("scrollBy(0, 300)")
-                seen.append(await covered_by_a_bar(caption))  # in the open
-                await page.evaluate("scrollTo(0, 690)")
-                seen.append(await covered_by_a_bar(caption))  # under the fixed header
-                seen += [await covered_by_a_bar(page.locator("#save")),  # in the bars
-                         await covered_by_a_bar(page.locator("#menu"))]
-                return seen
-            finally:
-                await browser.close()
+        async with _barred_page() as page:
+            caption = page.locator("#caption")
+            seen = [await covered_by_a_bar(caption)]  # under the sticky footer
+            await page.evaluate("scrollBy(0, 300)")
+            seen.append(await covered_by_a_bar(caption))  # in the open
+            await page.evaluate("scrollTo(0, 690)")
+            seen.append(await covered_by_a_bar(caption))  # under the fixed header
+            seen += [await covered_by_a_bar(page.locator("#save")),  # in the bars
+                     await covered_by_a_bar(page.locator("#menu"))]
+            return seen
 
     assert asyncio.run(scenario()) == [True, False, True, False, False]
 
@@ -162,8 +169,6 @@ def test_an_element_under_a_sticky_or_fixed_bar_is_covered_and_one_in_it_is_not(
 def test_screen_box_reads_the_window_and_the_bars_in_one_look_as_the_separate_reads_do():
     """One evaluate gives the window's metrics and the bar check (two round trips fewer per
     located element); in a frame it falls back to the page's own reads."""
-    from playwright.async_api import async_playwright
-
     from episodes.oracle.locators import PLACE, content_origin, covered_by_a_bar, screen_box
 
     async def both(page, locator):
@@ -173,25 +178,18 @@ def test_screen_box_reads_the_window_and_the_bars_in_one_look_as_the_separate_re
         return (box.y, [width, height], (x0, y0), covered), separate
 
     async def scenario():
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=_chromium(),
-                                               args=["--no-sandbox"])
-            try:
-                page = await browser.new_page(viewport={"width": 800, "height": 740})
-                await page.set_content(BARRED)
-                # the one look itself works in the top frame (not a fallback every time)
-                assert (await page.locator("#caption").evaluate(PLACE))["covered"] is True
-                seen = [await both(page, page.locator("#caption"))]
-                await page.evaluate("scrollBy(0, 300)")
-                seen.append(await both(page, page.locator("#caption")))
-                await page.set_content('<p>Before</p><iframe srcdoc="<button>In a frame'
-                                       '</button>"></iframe>')
-                inside = page.frame_locator("iframe").get_by_role("button")
-                assert await inside.evaluate(PLACE) is None
-                seen.append(await both(page, inside))
-                return seen
-            finally:
-                await browser.close()
+        async with _barred_page() as page:
+            # the one look itself works in the top frame (not a fallback every time)
+            assert (await page.locator("#caption").evaluate(PLACE))["covered"] is True
+            seen = [await both(page, page.locator("#caption"))]
+            await page.evaluate("scrollBy(0, 300)")
+            seen.append(await both(page, page.locator("#caption")))
+            await page.set_content('<p>Before</p><iframe srcdoc="<button>In a frame'
+                                   '</button>"></iframe>')
+            inside = page.frame_locator("iframe").get_by_role("button")
+            assert await inside.evaluate(PLACE) is None
+            seen.append(await both(page, inside))
+            return seen
 
     seen = asyncio.run(scenario())
     for one_look, separate in seen:
