@@ -39,7 +39,7 @@ from sandbox.catalog import InputFile, TaskSpec
 from sandbox.clock import SandboxClock
 from sandbox.errors import SandboxError
 from sandbox.inputs import render_blob, write_inputs
-from sandbox.paths import WORLD_DIR
+from sandbox.paths import WORLD_DIR, cache_dir
 from sandbox.stores import SEED_CONTEXT, SYSTEMS, Store, metadata_for, model_for
 
 RUN_SUBDIRS = ("stores", "seed", "input", "output", "downloads", "fax_sink")
@@ -210,9 +210,7 @@ def _world_key(system: str, world_file: Path, clock: SandboxClock) -> str:
 
 
 def world_cache_dir() -> Path:
-    base = os.environ.get("EHR_SANDBOX_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "ehr-sandbox")
-    return Path(base) / "world"
+    return cache_dir() / "world"
 
 
 def copy_world(system: str, world_file: Path, clock: SandboxClock, dst: Path) -> None:

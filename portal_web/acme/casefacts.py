@@ -10,7 +10,12 @@ import re
 
 from stdnum import luhn
 
-from portal_web.common.forms import FieldReader, icd10cm_description, icd10cm_normalise
+from portal_web.common.forms import (
+    FieldReader,
+    icd10cm_description,
+    icd10cm_is_billable,
+    icd10cm_normalise,
+)
 from sandbox.stores.acme import STATUS_LABELS as STORE_STATUS_LABELS
 
 # The store's labels, worded as the portal shows them.
@@ -160,9 +165,7 @@ def read_diagnoses(r: FieldReader, name: str, label: str = "Diagnosis codes", *,
             r.fail(name, f"{label}: '{part[:12]}' is not a valid ICD-10-CM code. Check it in "
                          "the code search (e.g. M51.16).")
             return None
-        import simple_icd_10_cm as cm
-
-        if not cm.is_leaf(code):
+        if not icd10cm_is_billable(code):
             r.fail(name, f"{label}: {code} is a category, not a billable code; enter a more "
                          f"specific code under {code}.")
             return None

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from portal_web.common import icd10cm
 from portal_web.common.params import parse_int
 
 FORM_ERROR = "_form"  # key of messages about the whole form
@@ -53,24 +54,12 @@ def icd10cm_normalise(code: str) -> str:
 
 def icd10cm_description(code: str) -> str | None:
     """The ICD-10-CM description of a billable or category code, or None if unknown."""
-    import simple_icd_10_cm as cm
-
-    try:
-        if cm.is_valid_item(code):
-            return cm.get_description(code)
-    except (ValueError, KeyError):
-        return None
-    return None
+    return icd10cm.description(code)
 
 
 def icd10cm_is_billable(code: str) -> bool:
     """Whether a valid ICD-10-CM code is a leaf (billable) code."""
-    import simple_icd_10_cm as cm
-
-    try:
-        return bool(cm.is_leaf(code))
-    except (ValueError, KeyError):
-        return False
+    return icd10cm.is_leaf(code)
 
 
 class FieldReader:

@@ -16,9 +16,9 @@ import datetime as dt
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-import simple_icd_10_cm as icd10
 from pydantic import ValidationError
 
+from portal_web.common import icd10cm
 from sandbox.stores.acme import PaQuestion, PaQuestionnaire
 
 ICD10_SYSTEM = "http://hl7.org/fhir/sid/icd-10-cm"
@@ -203,14 +203,10 @@ def _icd10(key: str, answer: dict[str, Any]) -> str:
 def normalize_icd10(code: str, where: str) -> str:
     """An ICD-10-CM code upper case with its dot, or :class:`AnswerProblem`."""
     text = code.strip().upper()
-    try:
-        valid = bool(text) and icd10.is_valid_item(text)
-    except (ValueError, TypeError):
-        valid = False
-    if not valid:
+    if not (text and icd10cm.is_valid(text)):
         raise AnswerProblem(f"{where}: '{code[:12]}' is not an ICD-10-CM code.")
-    dotted = icd10.add_dot(text) if "." not in text and len(text) > 3 else text
-    if not icd10.is_leaf(dotted):
+    dotted = icd10cm.add_dot(text) if "." not in text and len(text) > 3 else text
+    if not icd10cm.is_leaf(dotted):
         raise AnswerProblem(f"{where}: {dotted} is a category, not a billable ICD-10-CM code; "
                             "send the most specific code.")
     return dotted

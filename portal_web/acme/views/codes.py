@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from portal_web.acme.site import area_view, site_of
 from portal_web.acme.views.lookup import code_catalog
+from portal_web.common import icd10cm
 
 MAX_RESULTS = 20
 
@@ -19,14 +20,8 @@ MAX_RESULTS = 20
 @functools.cache
 def icd10_index() -> tuple[tuple[str, str, str], ...]:
     """(code, description, lower-case search text) of every billable ICD-10-CM code."""
-    import simple_icd_10_cm as cm
-
-    rows = []
-    for code in cm.get_all_codes(with_dots=True):
-        if cm.is_leaf(code):
-            description = cm.get_description(code)
-            rows.append((code, description, f"{code} {description}".lower()))
-    return tuple(rows)
+    return tuple((code, description, f"{code} {description}".lower())
+                 for code, description in icd10cm.billable())
 
 
 def search_icd10(query: str, limit: int = MAX_RESULTS) -> list[tuple[str, str]]:
