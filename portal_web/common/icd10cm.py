@@ -70,8 +70,8 @@ def add_dot(code: str) -> str | None:
 def billable() -> list[tuple[str, str]]:
     """(code, description) of every billable code, in the release's order."""
     c = codes()
-    return [(n, d) for n, d, leaf in zip(c.names, c.descriptions, c.leaves,
-                                                              strict=True) if leaf]
+    rows = zip(c.names, c.descriptions, c.leaves, strict=True)
+    return [(name, text) for name, text, leaf in rows if leaf]
 
 
 @functools.cache

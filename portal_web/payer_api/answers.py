@@ -205,7 +205,7 @@ def normalize_icd10(code: str, where: str) -> str:
     text = code.strip().upper()
     if not (text and icd10cm.is_valid(text)):
         raise AnswerProblem(f"{where}: '{code[:12]}' is not an ICD-10-CM code.")
-    dotted = icd10cm.add_dot(text) if "." not in text and len(text) > 3 else text
+    dotted = icd10cm.add_dot(text) or text  # valid: its name, with the dot it has
     if not icd10cm.is_leaf(dotted):
         raise AnswerProblem(f"{where}: {dotted} is a category, not a billable ICD-10-CM code; "
                             "send the most specific code.")
