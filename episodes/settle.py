@@ -94,7 +94,7 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
         quiet = await app_quiet(session.capture, deadline)
         if quiet.timed_out:
             report["timed_out"].append(f"{system} app")
-        if not await _receiver_shows(workstation, quiet.frame.seq, deadline):
+        if not await receiver_shows(workstation, quiet.frame.seq, deadline):
             report["timed_out"].append(f"{system} receiver")
     report["apps_s"] = round(time.monotonic() - started, 3)
     if episode.session is not None and episode.session.capture is not None:
@@ -291,7 +291,7 @@ async def _bring_to_front(display_name: str, wm_class: str, deadline: float) -> 
         await asyncio.sleep(0.02)
 
 
-async def _receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
+async def receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
     """Whether the Citrix window's page came to show ``seq`` exactly before ``deadline``."""
     try:
         page = workstation.receiver_page

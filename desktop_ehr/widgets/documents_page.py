@@ -243,6 +243,8 @@ class DraggableInbox(QTableView):
         if ghost is None:
             super().mouseReleaseEvent(event)
             return
+        # hidden now: a deferred delete waits until the dialog a drop opens is closed
+        ghost.hide()
         ghost.deleteLater()
         target = drop_target_at(event.globalPosition().toPoint())
         if target is not None and row is not None:

@@ -40,6 +40,7 @@ from episodes.oracle.locators import (
     is_front,
     screen_box,
 )
+from episodes.settle import QUIET_MS, app_quiet, receiver_shows, wait_for_still
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, taskbar_state
 
 if TYPE_CHECKING:
@@ -212,6 +213,34 @@ class Oracle:
         """The desktop app's ``ping``: ``screen``, ``user``, ``modal`` and ``active`` (the
         window with keyboard focus — wait for a dialog to be active before using its rects)."""
         return self._inspect(system, lambda c: c.request("ping"), "state")
+
+    def wait_shown(self, system: str | None = None, timeout: float = LOCATE_TIMEOUT_S) -> None:
+        """Until the workstation's screen shows what the desktop app has drawn: its display
+        quiet, the Citrix window showing that picture exactly, and the workstation's screen
+        still after it (nothing to wait for while the Citrix window is not in front).
+
+        The inspector knows of a new dialog before its first paint has come through the
+        stream; an input made then is recorded with a screen that lacks the dialog, so a
+        replay waiting for that screen could inject it before the dialog is there, into
+        the window the dialog blocks, where it is lost."""
+        app = self._app(system)
+        session = getattr(app, "session", None)
+        if session is None or session.capture is None:
+            raise OracleError(f"the {app.system} app is not being streamed")
+        if self.active_window()[0] != RECEIVER_CLASS:
+            return
+
+        async def shown() -> None:
+            deadline = time.monotonic() + timeout
+            quiet = await app_quiet(session.capture, deadline)
+            exact = await receiver_shows(self._workstation, quiet.frame.seq, deadline)
+            screen = self.episode.session.capture
+            _, still_timed_out = await wait_for_still(screen, QUIET_MS / 1000, deadline)
+            if quiet.timed_out or not exact or still_timed_out:
+                raise OracleError(f"the Citrix window did not come to show the {app.system} "
+                                  f"app's picture within {timeout:g} s")
+
+        self._run(shown(), timeout + 5)
 
     def wait_until(self, condition: Callable[[], Any], what: str,
                    timeout: float = LOCATE_TIMEOUT_S) -> Any:

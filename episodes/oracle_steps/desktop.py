@@ -24,11 +24,18 @@ def check(o, condition):
 
 
 def wait(o, condition, what, timeout=20, at_least=0):
-    """Wait until ``condition()`` holds, as the client's inspector reports it; returns its
-    value. ``at_least`` pauses of 0.2 s (recorded ``wait`` actions) come first."""
+    """Wait until ``condition()`` holds, as the client's inspector reports it, and the
+    screen shows it (``Oracle.wait_shown``); returns its value. ``at_least`` pauses of
+    0.2 s (recorded ``wait`` actions) come first.
+
+    The inspector knows of a new dialog or screen before its picture has come through the
+    Citrix window: an agent sees it before it clicks into it, and so must the screens the
+    recorded trace keeps for a replay to wait for."""
     if at_least:
         o.wait(PLACE_S * at_least)
-    return o.wait_until(condition, what, timeout)
+    value = o.wait_until(condition, what, timeout)
+    o.wait_shown()
+    return value
 
 
 def wait_active(o, window):

@@ -293,6 +293,8 @@ def test_drag_a_scan_onto_the_chart_files_it(qtbot, pc_window, monkeypatch):
         dialog = FileDocumentDialog(chart, document_id, parent)
         dialog.type.setCurrentIndex(dialog.type.findData("Advance Directive"))
         chosen["patient"] = dialog.findChild(type(dialog.error), "fileDocument.patient").text()
+        chosen["ghosts shown"] = [g for g in parent.window().findChildren(
+            type(dialog.error), "documents.dragGhost") if g.isVisible()]
         dialog.accept()
         return dialog.filed
 
@@ -307,6 +309,7 @@ def test_drag_a_scan_onto_the_chart_files_it(qtbot, pc_window, monkeypatch):
     assert page.inbox._ghost is not None and page.inbox._ghost.isVisible()
     _mouse(viewport, QEvent.Type.MouseButtonRelease, target, Qt.MouseButton.NoButton)
     assert chosen["patient"].startswith("Zztest, Helen   MRN 7004639")
+    assert chosen["ghosts shown"] == []  # the dragged row's label is gone once it is dropped
     qtbot.waitUntil(lambda: page.filed_model.rowCount() == 1)
     assert page.inbox_model.rowCount() == 0
     assert table_counts(audit_rows(pc_window.ctx.run_dir, "powerchart")) == \
