@@ -67,10 +67,7 @@ def serve(path: str, warm: Iterable[str]) -> int:
     # this a forked portal spent 0.2 CPU-s more once the pool also held every site's views.
     gc.collect()
     gc.freeze()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    listener.bind(path + ".tmp")
-    listener.listen(64)
-    os.rename(path + ".tmp", path)  # it exists once it accepts
+    # the handlers first: a SIGTERM as soon as the socket exists must still remove it
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -80,7 +77,11 @@ def serve(path: str, warm: Iterable[str]) -> int:
     signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
     children: dict[int, socket.socket] = {}  # pid -> its connection
     conns: dict[socket.socket, int | None] = {}  # connection -> its child's pid
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
+        listener.bind(path + ".tmp")
+        listener.listen(64)
+        os.rename(path + ".tmp", path)  # it exists once it accepts
         while not stopping:
             try:
                 watched: list[Any] = [listener, wake_r, *conns]
@@ -120,8 +121,9 @@ def serve(path: str, warm: Iterable[str]) -> int:
         for pid in list(children):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+        for leftover in (path, path + ".tmp"):
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
     return 0
 
 
