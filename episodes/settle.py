@@ -91,11 +91,8 @@ async def settle_workstation(episode: Any, timeout_s: float = TIMEOUT_S) -> dict
         session = getattr(app, "session", None)
         if session is None or session.capture is None or receiver is None:
             continue
-        quiet = await app_quiet(session.capture, deadline)
-        if quiet.timed_out:
-            report["timed_out"].append(f"{system} app")
-        if not await receiver_shows(workstation, quiet.frame.seq, deadline):
-            report["timed_out"].append(f"{system} receiver")
+        missed = await app_shown(workstation, session.capture, deadline)
+        report["timed_out"].extend(f"{system} {part}" for part in missed)
     report["apps_s"] = round(time.monotonic() - started, 3)
     if episode.session is not None and episode.session.capture is not None:
         capture = episode.session.capture
@@ -128,6 +125,17 @@ async def app_quiet(capture: Any, deadline: float) -> Any:
     since = min(last, now) if last else now
     return await wait_for_quiet(capture, since, _seq(capture), APP_QUIET_MS,
                                 max(0.0, (deadline - since) * 1000))
+
+
+async def app_shown(workstation: Any, capture: Any, deadline: float) -> list[str]:
+    """Until the published app's display is quiet (``app_quiet``) and the Citrix window
+    shows that frame exactly; what did not come before ``deadline`` (``app``,
+    ``receiver``)."""
+    quiet = await app_quiet(capture, deadline)
+    missed = ["app"] if quiet.timed_out else []
+    if not await _receiver_shows(workstation, quiet.frame.seq, deadline):
+        missed.append("receiver")
+    return missed
 
 
 async def wait_for_still(capture: Any, quiet_s: float, deadline: float) -> tuple[Any, bool]:
@@ -291,7 +299,7 @@ async def _bring_to_front(display_name: str, wm_class: str, deadline: float) -> 
         await asyncio.sleep(0.02)
 
 
-async def receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
+async def _receiver_shows(workstation: Any, seq: int, deadline: float) -> bool:
     """Whether the Citrix window's page came to show ``seq`` exactly before ``deadline``."""
     try:
         page = workstation.receiver_page

@@ -40,7 +40,7 @@ from episodes.oracle.locators import (
     is_front,
     screen_box,
 )
-from episodes.settle import QUIET_MS, app_quiet, receiver_shows, wait_for_still
+from episodes.settle import QUIET_MS, app_shown, wait_for_still
 from episodes.taskbar import BROWSER_CLASS, RECEIVER_CLASS, taskbar_state
 
 if TYPE_CHECKING:
@@ -232,11 +232,10 @@ class Oracle:
 
         async def shown() -> None:
             deadline = time.monotonic() + timeout
-            quiet = await app_quiet(session.capture, deadline)
-            exact = await receiver_shows(self._workstation, quiet.frame.seq, deadline)
+            missed = await app_shown(self._workstation, session.capture, deadline)
             screen = self.episode.session.capture
             _, still_timed_out = await wait_for_still(screen, QUIET_MS / 1000, deadline)
-            if quiet.timed_out or not exact or still_timed_out:
+            if missed or still_timed_out:
                 raise OracleError(f"the Citrix window did not come to show the {app.system} "
                                   f"app's picture within {timeout:g} s")
 
