@@ -45,8 +45,9 @@ async def _one(backend: str, jobs: list, tasks_dirs: list[Path], out: Path) -> d
     from episodes.bench_jobs import bench
 
     started = time.perf_counter()
+    # both cold: a Ray task does not fork from a warm pool, so neither does the local side
     rows = await bench(jobs, AgentSpec("none"), out, parallel=2, tasks_dirs=tasks_dirs,
-                       backend=backend)
+                       backend=backend, warm_pool=False)
     walls = [r["wall_s"] for r in rows if r.get("wall_s") is not None]
     return {"wall_s": round(time.perf_counter() - started, 2),
             "episode_wall_mean_s": round(statistics.mean(walls), 3) if walls else None,

@@ -349,18 +349,22 @@ class ForkServer:
 
     def spawn(self, argv: Sequence[str], *, name: str, env: Mapping[str, str],
               log_path: Path | None = None, pass_fds: Sequence[int] = (),
-              cwd: str | Path | None = None) -> ForkedProcess:
+              cwd: str | Path | None = None, stdout: int | None = None) -> ForkedProcess:
         """``argv`` (``[python, -m, MODULE, ...]``) forked from the server, as
-        ``ManagedProcess(argv, ...).start()`` would run it."""
+        ``ManagedProcess(argv, ...).start()`` would run it; ``stdout``: a descriptor for its
+        standard output instead of the log (which keeps its standard error)."""
         if list(argv[1:2]) != ["-m"]:
             raise ForkServerError(f"only 'python -m MODULE ...' is forked, not {argv!r}")
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         log = open(log_path, "ab") if log_path is not None else open(os.devnull, "wb")  # noqa: SIM115
         try:
             conn.connect(self.path)
+            extra = [] if stdout is None else [stdout]
             request = {"argv": list(argv[1:]), "env": dict(env), "name": name,
-                       "cwd": str(cwd or os.getcwd()), "fds": list(pass_fds)}
-            socket.send_fds(conn, [json.dumps(request).encode()], [log.fileno(), *pass_fds])
+                       "cwd": str(cwd or os.getcwd()),
+                       "fds": [*pass_fds, *([1] if extra else [])]}
+            socket.send_fds(conn, [json.dumps(request).encode()],
+                            [log.fileno(), *pass_fds, *extra])
             ready, _, _ = select.select([conn], [], [], 30.0)
             reply = json.loads(conn.recv(4096) or b"{}") if ready else {}
         except (OSError, ValueError) as exc:

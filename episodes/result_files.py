@@ -49,6 +49,14 @@ def write_tables(out: Path, add_wall_s: float | None = None,
                                      encoding="utf-8")
 
 
+def set_meta(out: Path, **values: Any) -> None:
+    """Record ``values`` in the bench's ``bench.json`` (beside its wall time)."""
+    meta_path = out / "bench.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    meta.update(values)
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
 def latest_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     latest: dict[tuple, dict[str, Any]] = {}
     for row in rows:

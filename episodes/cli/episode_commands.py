@@ -176,7 +176,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                      on_event=on_event, backend=args.backend,
                                      address=args.address,
                                      artifacts=Path(args.artifacts) if args.artifacts
-                                     else None))
+                                     else None,
+                                     warm_pool={"on": True, "off": False}.get(args.warm_pool)))
         except RunnerError as exc:
             raise UsageError(str(exc)) from exc
         except KeyboardInterrupt:
@@ -203,6 +204,10 @@ def register_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="results folder")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted bench in --out (skips finished jobs)")
+    p.add_argument("--warm-pool", choices=("auto", "on", "off"), default="auto",
+                   help="fork every episode's portal and apps from a pool of interpreters "
+                        "that imported them (warm starts), or start each anew (off: cold "
+                        "starts); auto (default): on for 3 jobs or more")
     add_model_options(p)
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local child processes (default), or Ray tasks across a cluster "

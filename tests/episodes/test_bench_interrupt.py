@@ -1,4 +1,5 @@
-"""Ctrl-C during a bench leaves no Xvfb, Chromium or app behind, and --resume finishes it."""
+"""Ctrl-C during a bench leaves no Xvfb, Chromium or app behind (nor its warm pool, nor what
+was forked from it), and --resume finishes it."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from tests.episodes.conftest import DEMO_DIR
 pytestmark = pytest.mark.slow
 
 
-def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks):
+@pytest.mark.parametrize("warm_pool", ["off", "on"])
+def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks, warm_pool):
     out = tmp_path / "bench"
     argv = [sys.executable, "-m", "episodes.cli", "--tasks-dir", str(DEMO_DIR), "bench",
             "--agent", "none", "--tasks", "demo-01", "--variants", "all", "--parallel", "2",
-            "--out", str(out)]
+            "--warm-pool", warm_pool, "--out", str(out)]
     bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     profiles = [out / "runs" / f"demo-01__{v}" / "home" / ".config" / "chromium"
                 for v in ("default", "twin")]
@@ -29,6 +31,10 @@ def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks):
         assert bench.poll() is None, bench.communicate()
         assert time.monotonic() < deadline, "the episodes never started"
         time.sleep(0.1)
+    # forked children keep the server's command line: the server and what it forked
+    forked = [cmd for _, cmd in no_leaks(0) if "episodes.forkserver" in cmd]
+    assert len(forked) >= (3 if warm_pool == "on" else 0), forked
+    assert warm_pool == "on" or not forked, forked
     os.kill(bench.pid, signal.SIGINT)
     _, err = bench.communicate(timeout=60)
     assert bench.returncode == 130, err.decode()
@@ -46,3 +52,5 @@ def test_interrupted_bench_cleans_up_and_resumes(tmp_path, no_leaks):
     assert sorted(r["variant"] for r in rows) == ["default", "twin"]
     assert {r["status"] for r in rows} == {"graded"} and {r["score"] for r in rows} == {0.0}
     assert (out / "report.html").stat().st_size > 1000
+    assert json.loads((out / "bench.json").read_text()).get("warm_pool") is (
+        True if warm_pool == "on" else None)

@@ -22,7 +22,7 @@ def test_jobs_are_ordered_by_their_gold_trace_longest_first(tmp_path):
 def _started(monkeypatch, tmp_path, parallel):
     order = []
 
-    async def fake_run_job(job, agent, out, tasks_dirs, config, children):
+    async def fake_run_job(job, agent, out, tasks_dirs, config, children, pool=None):
         return {"task": job.spec.id, "alias": job.spec.alias, "variant": job.variant,
                 "agent": str(agent), "status": "graded", "score": 1.0}
 
@@ -30,6 +30,7 @@ def _started(monkeypatch, tmp_path, parallel):
     jobs = bench_jobs([CATALOG.get(a) for a in ("ord-15", "pa-14", "pa-07")])
     asyncio.run(bench_module.bench(
         jobs, AgentSpec("none"), tmp_path / f"out{parallel}", parallel=parallel,
+        warm_pool=False,
         on_event=lambda kind, job, row: order.append(job.spec.alias) if kind == "start"
         else None))
     return order

@@ -87,6 +87,22 @@ def test_a_prestarted_module_is_forked_and_runs_as_a_new_interpreter_would(
     assert "to the log" in (tmp_path / "app.log").read_text()
 
 
+def test_a_child_s_standard_output_can_go_to_a_descriptor_of_its_own(tmp_path, server):
+    out, env = _app(tmp_path)
+    read_fd, write_fd = os.pipe()
+    try:
+        process = server.spawn([sys.executable, "-m", "fork_test_app", str(out)], name="app",
+                               env=env, log_path=tmp_path / "app.log", stdout=write_fd)
+    finally:
+        os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as output:
+        assert output.read() == b"to the log\n"  # to the pipe, until it exited
+    assert process.wait(10) == 3
+    process.stop()
+    assert "to the log" not in (tmp_path / "app.log").read_text()
+    assert {0, 1, 2} <= set(json.loads(out.read_text())["fds"])
+
+
 def test_stop_an_owner_that_goes_away_and_the_servers_end_leave_nothing(tmp_path, server):
     out, env = _app(tmp_path)
     env["STAY"] = "1"

@@ -47,7 +47,7 @@ def test_bench_writes_results_and_resumes(tmp_path: Path, demo_catalog, monkeypa
     jobs = bench_jobs([demo_catalog.get("demo-01")], "all")
     ran: list[str] = []
 
-    async def fake_job(job, agent, out, tasks_dirs, config, children):
+    async def fake_job(job, agent, out, tasks_dirs, config, children, pool=None):
         ran.append(job.key)
         if job.variant == "twin" and ran.count(job.key) == 1:
             raise KeyboardInterrupt  # Ctrl-C while the second job runs
