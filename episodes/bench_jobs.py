@@ -7,12 +7,13 @@ Ctrl-C stops every child's process group (each child stops its episode: no Xvfb,
 or app survives); ``--resume`` skips the jobs already in ``results.jsonl``.
 
 A bench of ``WARM_POOL_MIN_JOBS`` jobs or more (or any, with ``warm_pool=True``) starts a
-warm pool (:mod:`episodes.forkserver` with what an episode's portal, taskbar and desktop apps
-import) for its local jobs, unless one is in use already (``EHR_SANDBOX_FORKSERVER``) or
-``warm_pool=False`` (``--warm-pool off``): each episode's interpreters are forked from it
-instead of importing for a second of CPU each, which a machine running several episodes at
-once is short of. Its jobs' starts are then warm starts (``bench.json`` says
-``warm_pool``); the screens are the same.
+warm pool (:mod:`episodes.forkserver` with what a job's process and its episode's portal,
+taskbar and desktop apps import) for its local jobs, unless one is in use already
+(``EHR_SANDBOX_FORKSERVER``: the jobs then start anew and their episodes fork from it) or
+``warm_pool=False`` (``--warm-pool off``): each job and its episode's interpreters are
+forked from it instead of importing for a second of CPU each, which a machine running
+several episodes at once is short of. Its jobs' starts are then warm starts (``bench.json``
+says ``warm_pool``); the screens are the same.
 """
 
 from __future__ import annotations
