@@ -180,7 +180,7 @@ async def _start_warm_pool(out: Path) -> forkserver.ForkServer | None:
         try:
             pool = await asyncio.to_thread(forkserver.ForkServer.start,
                                            [*warm_pool_modules(), *JOB_WARM_IMPORTS])
-        except (forkserver.ForkServerError, OSError, RuntimeError, TimeoutError) as exc:
+        except (OSError, RuntimeError, TimeoutError) as exc:  # ForkServerError, ProcessError
             log.warning("the warm pool did not start (%s); every episode starts cold", exc)
     set_meta(out, warm_pool=inherited or pool is not None)
     return pool

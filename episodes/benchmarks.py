@@ -317,14 +317,14 @@ def gold_parallel(requested: int | None, concurrency: dict[str, Any] | None) -> 
 async def _gold_all(workdir: Path, parallel: int) -> dict[str, Any]:
     from episodes.agents import AgentSpec
     from episodes.bench_jobs import bench, bench_jobs
-    from episodes.result_files import summarize
+    from episodes.result_files import read_meta, summarize
 
     catalog = load_catalog()
     jobs = bench_jobs(list(catalog))
     started = time.perf_counter()
     out = workdir / "gold-all"
     rows = await bench(jobs, AgentSpec("gold"), out, parallel=parallel)
-    warm = json.loads((out / "bench.json").read_text()).get("warm_pool", False)
+    warm = read_meta(out).get("warm_pool", False)
     return {"wall_s": round(time.perf_counter() - started, 2), "parallel": parallel,
             "warm_pool": warm, **summarize(rows)}
 

@@ -359,12 +359,13 @@ class ForkServer:
         log = open(log_path, "ab") if log_path is not None else open(os.devnull, "wb")  # noqa: SIM115
         try:
             conn.connect(self.path)
-            extra = [] if stdout is None else [stdout]
+            fds, targets = list(pass_fds), list(pass_fds)
+            if stdout is not None:
+                fds.append(stdout)
+                targets.append(1)
             request = {"argv": list(argv[1:]), "env": dict(env), "name": name,
-                       "cwd": str(cwd or os.getcwd()),
-                       "fds": [*pass_fds, *([1] if extra else [])]}
-            socket.send_fds(conn, [json.dumps(request).encode()],
-                            [log.fileno(), *pass_fds, *extra])
+                       "cwd": str(cwd or os.getcwd()), "fds": targets}
+            socket.send_fds(conn, [json.dumps(request).encode()], [log.fileno(), *fds])
             ready, _, _ = select.select([conn], [], [], 30.0)
             reply = json.loads(conn.recv(4096) or b"{}") if ready else {}
         except (OSError, ValueError) as exc:

@@ -38,23 +38,26 @@ def write_tables(out: Path, add_wall_s: float | None = None,
         writer.writeheader()
         for row in rows:
             writer.writerow({k: row.get(k) for k in fields})
-    meta_path = out / "bench.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    meta = read_meta(out)
     if add_wall_s is not None:  # a resumed bench adds its time to the earlier sessions'
-        meta["wall_s"] = round(meta.get("wall_s", 0.0) + add_wall_s, 3)
-        meta["sessions"] = meta.get("sessions", 0) + 1
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+        meta = set_meta(out, wall_s=round(meta.get("wall_s", 0.0) + add_wall_s, 3),
+                        sessions=meta.get("sessions", 0) + 1)
     (out / "report.html").write_text(render_report(rows, out, meta.get("wall_s"),
                                                    tasks_dirs),
                                      encoding="utf-8")
 
 
-def set_meta(out: Path, **values: Any) -> None:
-    """Record ``values`` in the bench's ``bench.json`` (beside its wall time)."""
+def read_meta(out: Path) -> dict[str, Any]:
+    """The bench's ``bench.json`` (its wall time, sessions, warm pool), {} before one."""
     meta_path = out / "bench.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    meta.update(values)
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return json.loads(meta_path.read_text()) if meta_path.exists() else {}
+
+
+def set_meta(out: Path, **values: Any) -> dict[str, Any]:
+    """Record ``values`` in the bench's ``bench.json``; returns all of it."""
+    meta = {**read_meta(out), **values}
+    (out / "bench.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return meta
 
 
 def latest_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
