@@ -28,10 +28,11 @@ has no way back to the machine's file system; the PID namespace with its own ``/
 matters as much (otherwise ``/proc/1/root/…`` would lead back).
 
 ``Confinement.launcher()`` writes a two-line shell script used as Playwright's
-``executable_path``: it ``exec``\\s ``unshare`` (the namespaces), which ``exec``\\s
-``episodes/confine_exec.py`` (a script: the mounts, by system call), which ``exec``\\s
-the real browser with the same arguments — so the ``--remote-debugging-pipe`` file
-descriptors 3 and 4 reach Chromium untouched.
+``executable_path``: it ``exec``\\s ``setpriv`` (the browser is killed when the driver
+that launched it dies: ``PARENT_DEATH``), which ``exec``\\s ``unshare`` (the namespaces),
+which ``exec``\\s ``episodes/confine_exec.py`` (a script: the mounts, by system call),
+which ``exec``\\s the real browser with the same arguments — so the
+``--remote-debugging-pipe`` file descriptors 3 and 4 reach Chromium untouched.
 
 An unconfined browser is refused (``ConfinementError`` names the switch): only
 ``EHR_SANDBOX_CONFINE=0`` (or ``Workstation(confine=False)``) runs it unconfined, e.g. on a
@@ -62,6 +63,12 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 X11_SOCKETS = Path("/tmp/.X11-unix")
 UNSHARE = ("unshare", "--mount", "--propagation", "private", "--pid", "--fork",
            "--kill-child")
+# The launcher's first step: the browser dies with the process that launched it (Playwright's
+# driver). A launch still under way when an episode stops is not seen by the stop's last look
+# for its processes; once the episode's process ends, its driver ends, and with it unshare,
+# its child (--kill-child) and so everything in the browser's PID namespace (Chromium's crash
+# handlers, which leave Chromium's process group and session, included).
+PARENT_DEATH = ("setpriv", "--pdeathsig", "KILL", "--")
 SWITCH = "EHR_SANDBOX_CONFINE"
 # Environment variables the browser keeps from its launcher besides the ones it is given:
 # the process marker the leak checks find an episode's processes by.
@@ -229,9 +236,10 @@ class Confinement:
 
     def launcher(self, path: Path, program: str, stderr_log: Path | None = None) -> Path:
         """Write an executable script at ``path`` that runs ``program`` confined, with the
-        arguments it is given (Playwright's ``executable_path``); its standard error is
-        appended to ``stderr_log`` when given."""
-        argv = " ".join(shlex.quote(a) for a in self.command(program))
+        arguments it is given (Playwright's ``executable_path``), killed when its parent
+        dies (``PARENT_DEATH``); its standard error is appended to ``stderr_log`` when
+        given."""
+        argv = " ".join(shlex.quote(a) for a in (*PARENT_DEATH, *self.command(program)))
         redirect = f" 2>>{shlex.quote(str(stderr_log))}" if stderr_log is not None else ""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("#!/bin/sh\n# The episode's browser in its own mount and PID "

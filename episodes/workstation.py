@@ -396,7 +396,8 @@ class Workstation:
         path = self.logs_dir / "chromium-launch.sh"
         log_path = shlex.quote(str(self.logs_dir / "chromium.log"))
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f'#!/bin/sh\nexec {shlex.quote(chromium)} "$@" 2>>{log_path}\n')
+        argv = " ".join(shlex.quote(a) for a in (*confine.PARENT_DEATH, chromium))
+        path.write_text(f'#!/bin/sh\nexec {argv} "$@" 2>>{log_path}\n')
         path.chmod(0o755)
         return str(path)
 

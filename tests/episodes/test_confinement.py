@@ -7,8 +7,13 @@ environment that still carries the leak check's marker."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,7 +22,7 @@ import pytest
 from episodes import confine, confine_exec
 from episodes.confine import Confinement
 from episodes.lockdown import WorkstationError
-from episodes.processes import pids_with_argument
+from episodes.processes import alive, pids_with_argument, with_argument_and_descendants
 from sandbox.paths import REPO_ROOT, TASKS_DIR
 from tests.requirements import requires
 
@@ -290,6 +295,42 @@ def test_a_command_through_the_launcher_sees_only_the_episode_folders(tmp_path):
     assert (run["downloads"] / "saved.txt").exists()  # the same folder, not a copy
     assert through_pipe == "pipe-ok\n"
     assert marker.read_text() == "secret: 42\n"  # nothing outside was touched
+
+
+@pytest.mark.slow
+@needs_namespaces
+def test_what_the_launcher_runs_dies_with_the_process_that_launched_it(tmp_path):
+    """As Chromium's crash handler does, the program leaves its session; when the process
+    that ran the launcher (Playwright's driver) is killed, nothing of it is left."""
+    view = _view(_run_folders(tmp_path / "run"))
+    launcher = view.launcher(tmp_path / "logs" / "confined.sh", "/bin/sh")
+    token = uuid.uuid4().hex
+    # the detached one's mark is made when it runs: no other command line holds it
+    probe = f"M={token}; setsid sh -c \"sleep 600; : $M-detached\" & sleep 600"
+    driver = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys, time; "
+         "subprocess.Popen(sys.argv[1:]); time.sleep(600)", str(launcher), "-c", probe])
+    try:
+        deadline = time.monotonic() + 15
+        while not pids_with_argument(f"{token}-detached"):
+            assert time.monotonic() < deadline, "the launcher's program never ran"
+            time.sleep(0.05)
+        (detached,) = pids_with_argument(f"{token}-detached")
+        launched = with_argument_and_descendants(token) - {driver.pid}
+        # unshare, the program, its sleep, the detached one and its sleep
+        assert len(launched) >= 5, launched
+        assert os.getsid(detached) != os.getsid(driver.pid)  # out of the launcher's session
+    finally:
+        driver.kill()
+        driver.wait()
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in launched) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in launched if alive(p)]
+    for pid in left:  # not to leave them to the other tests
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, "the launched program outlived its launcher"
 
 
 @pytest.mark.slow
