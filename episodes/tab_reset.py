@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from episodes.lockdown import WorkstationError
 from episodes.phases import Phases
 
 if TYPE_CHECKING:
@@ -102,6 +103,29 @@ class BrowserReset:
                                  asyncio.to_thread(pointer_home, station.display),
                                  *(station.close_page(page) for page in pages
                                    if page not in self.kept))
+        if any(page.is_closed() for page in self.kept):
+            await self._without_closed_tabs()
+
+    async def _without_closed_tabs(self) -> None:
+        """A kept tab closed under the reset (by the browser or its page): the reset goes
+        on with the others, or with a new first tab; a browser that is gone is said so."""
+        station, context = self.station, self.station.context
+        if not station.tab_browser_running():
+            raise WorkstationError("the tab browser exited during the reset (its log: "
+                                   f"{station.logs_dir / 'chromium.log'})")
+        gone = [page for page in self.kept if page.is_closed()]
+        log.warning("%d kept tab(s) closed during the reset (%s); the reset goes on without "
+                    "them", len(gone), ", ".join(page.url for page in gone))
+        pairs = [(page, session) for page, session in zip(self.kept, self.sessions,
+                                                          strict=True)
+                 if not page.is_closed()]
+        for page in gone:
+            asyncio.ensure_future(_detach(self.sessions[self.kept.index(page)]))
+        if not pairs:
+            page = await station.new_page()
+            pairs = [(page, await context.new_cdp_session(page))]
+        self.kept = [page for page, _ in pairs]
+        self.sessions = [session for _, session in pairs]
 
     async def clear(self) -> None:
         station, context = self.station, self.station.context
@@ -195,8 +219,11 @@ async def _kept_tabs(station: Workstation, pages: list[Any]) -> tuple[list[Any],
         kept.append(page)
         sessions.append(session)
     if not kept:  # the first page there is becomes the first tab, as at start
-        kept = [pages[0]]
-        sessions = [await context.new_cdp_session(pages[0])]
+        first = next((page for page in pages if not page.is_closed()), None)
+        if first is None:
+            first = await station.new_page()
+        kept = [first]
+        sessions = [await context.new_cdp_session(first)]
     return kept, sessions
 
 

@@ -612,6 +612,11 @@ class Workstation:
     async def load_page(self, page: Any, url: str) -> None:
         await self._load(page, url)
 
+    def tab_browser_running(self) -> bool:
+        """Whether the tab browser is up (not exited or crashed since its start)."""
+        return (self.context is not None and not self._browser_exited
+                and self.context.browser is not None and self.context.browser.is_connected())
+
     def tabs_resetting(self) -> None:
         self._last_settled = None
 

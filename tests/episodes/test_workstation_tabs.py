@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from episodes import tab_reset
+from episodes.lockdown import WorkstationError
 from episodes.tab_reset import strips_differ
 from episodes.workstation import Workstation, task_tabs
 
@@ -174,6 +175,8 @@ class _ResetContext(_Context):
         super().__init__(urls)
         self.log = []
         self.windows = {}  # page -> window id (1 unless said)
+        self.connected = True
+        self.browser = SimpleNamespace(is_connected=lambda: self.connected)
         for page in self.pages:
             self._watch(page)
 
@@ -303,6 +306,44 @@ def test_without_a_picture_of_the_tab_strip_only_the_first_tab_is_kept(tmp_path)
     assert sorted(step for step in log if step[0] == "goto" and step[2] != "about:blank"
                   ) == LANDED
     assert station.page_for("ehr") is context.pages[1]
+
+
+def _closed_while_going_blank(context, page, browser_exits=False):
+    """``page`` closes as the reset sends it to about:blank (the browser, or the browser's
+    exit, closed it), as Playwright then says."""
+    async def goto(url, **_kwargs):
+        context.pages.remove(page)
+        if browser_exits:
+            context.connected = False
+        raise RuntimeError("Page.goto: Target page, context or browser has been closed")
+
+    page.goto = goto
+
+
+@pytest.mark.parametrize("strip", [True, False])
+def test_a_kept_tab_that_closes_during_the_reset_is_made_again(tmp_path, strip, caplog):
+    station, context, _agent = _attempt(tmp_path)
+    if strip:
+        station._strip = object()
+    first, second = context.pages[:2]
+    _closed_while_going_blank(context, first)
+    asyncio.run(station.reset())
+    assert first not in context.pages and len(context.pages) == 2
+    assert [page.url for page in context.pages] == [
+        "http://workspace.local/folder/documents",
+        "http://emr.clinic.test/login?next=/main/calendar"]
+    assert station.page_for("workspace") is context.pages[0]
+    assert "kept tab(s) closed during the reset" in caplog.text
+    # the clearing went through a session of a tab that is open
+    assert [step[1] for step in context.log if step[0] == "Storage.clearDataForOrigin"]
+
+
+def test_a_tab_browser_that_exits_during_the_reset_fails_it_saying_so(tmp_path):
+    station, context, _agent = _attempt(tmp_path)
+    _closed_while_going_blank(context, context.pages[0], browser_exits=True)
+    with pytest.raises(WorkstationError, match="the tab browser exited during the reset"):
+        asyncio.run(station.reset())
+    assert not [step for step in context.log if step[0] == "Storage.clearDataForOrigin"]
 
 
 def test_a_fresh_reset_makes_every_tab_anew(tmp_path):
