@@ -26,8 +26,15 @@ def _marked_processes(marker: str) -> list[tuple[int, str]]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:160]
         except OSError:
             continue
-        if stat[stat.rfind(")") + 2] not in "ZX":
-            found.append((int(entry.name), cmdline))
+        try:
+            exe = os.readlink(entry / "exe")
+        except OSError:  # exiting: what it was is still worth saying
+            exe = "?"
+        state, parent = stat[stat.rfind(")") + 2:].split()[:2]
+        if state not in "ZX":
+            # the program and the parent too: a confined browser's command line starts with
+            # unshare and its launcher's plan, which is all 160 characters show
+            found.append((int(entry.name), f"{cmdline} [{exe}, parent {parent}]"))
     return found
 
 
