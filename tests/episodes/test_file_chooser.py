@@ -28,6 +28,9 @@ from episodes.oracle_steps.web import (
 from episodes.taskbar import TASKBAR_HEIGHT
 from sandbox.clock import SandboxClock
 
+# how far two pictures of the same file chooser may be apart, per channel
+CHOOSER_LEVELS = 2
+
 pytestmark = pytest.mark.slow
 
 
@@ -187,9 +190,13 @@ def test_a_reset_after_a_file_chooser_or_a_download_starts_the_browser_anew(
     # browser kept, it opened in Downloads, where the first attempt left it); the screen
     # above the taskbar, whose clock shows the sandbox time (the minute can turn between
     # the two pictures on a loaded machine)
+    # (a level or two apart at most: the selected place's icon in the chooser's sidebar was
+    # once drawn a level lighter by the new browser, 78 pixels; a chooser in another folder
+    # differs by far more: its path bar, sidebar selection and listing)
     above = slice(0, -TASKBAR_HEIGHT)
     first, second = pictures["first chooser"][above], pictures["second chooser"][above]
-    assert (first == second).all(), _where_they_differ(first, second, tmp_path)
+    apart = np.abs(first.astype(np.int16) - second.astype(np.int16))
+    assert (apart <= CHOOSER_LEVELS).all(), _where_they_differ(first, second, tmp_path)
     # the toolbar's right end (the download button's place) as at start
     toolbar = (slice(40, 86), slice(1100, 1280))
     assert (pictures["start"][toolbar] == pictures["after reset"][toolbar]).all()
@@ -198,8 +205,10 @@ def test_a_reset_after_a_file_chooser_or_a_download_starts_the_browser_anew(
 
 def _where_they_differ(a: np.ndarray, b: np.ndarray, folder: Path) -> str:
     """The box of the pixels that differ, and where both pictures were saved."""
-    ys, xs = np.nonzero((a != b).any(axis=2))
+    apart = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2)
+    ys, xs = np.nonzero(apart)
     for name, picture in (("a", a), ("b", b)):
         Image.fromarray(picture).save(folder / f"differ-{name}.png")
-    return (f"{len(xs)} pixels differ in x {xs.min()}..{xs.max()}, y {ys.min()}..{ys.max()} "
+    return (f"{len(xs)} pixels differ (by up to {apart.max()} levels) in "
+            f"x {xs.min()}..{xs.max()}, y {ys.min()}..{ys.max()} "
             f"(pictures: {folder}/differ-a.png, differ-b.png)")
