@@ -116,11 +116,12 @@ class BrowserReset:
         gone = [page for page in self.kept if page.is_closed()]
         log.warning("%d kept tab(s) closed during the reset (%s); the reset goes on without "
                     "them", len(gone), ", ".join(page.url for page in gone))
-        pairs = [(page, session) for page, session in zip(self.kept, self.sessions,
-                                                          strict=True)
-                 if not page.is_closed()]
-        for page in gone:
-            asyncio.ensure_future(_detach(self.sessions[self.kept.index(page)]))
+        pairs = []
+        for page, session in zip(self.kept, self.sessions, strict=True):
+            if page.is_closed():
+                asyncio.ensure_future(_detach(session))
+            else:
+                pairs.append((page, session))
         if not pairs:
             page = await station.new_page()
             pairs = [(page, await context.new_cdp_session(page))]
